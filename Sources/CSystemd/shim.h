@@ -1,0 +1,2 @@
+#include <systemd/sd-id128.h>
+#include <systemd/sd-daemon.h>

@@ -1,0 +1,228 @@
+import FoundationEssentials
+
+/// The only thing that talks to the node. It drains the outbox one POST at a time, under a
+/// cross-process lock, captures first and then round-robin across lanes, and handles every
+/// reply as docs/node-api.md's status table says.
+public actor IngestGate {
+    private let store: StateStore
+    private let transport: any NodeTransport
+    private let lockPath: String
+    /// Set after the node refused the capture key: captures go with the device token from then on.
+    private var captureKeyRefused = false
+    private var notedEndpoints: Set<Endpoint> = []
+
+    static let retryNotBeforeKey = "retry_not_before"
+
+    public init(store: StateStore, transport: sending any NodeTransport, lockPath: String) {
+        self.store = store
+        self.transport = transport
+        self.lockPath = lockPath
+        self.notedEndpoints = Set((try? store.endpointNotes().keys).map(Array.init) ?? [])
+    }
+
+    public var nodeName: String { transport.name }
+
+    /// Sends what is queued until the outbox is empty, the node stops us, or the wait budget runs out.
+    public func drain(_ policy: DrainPolicy) async -> DrainReport {
+        var report = DrainReport()
+        if let until = retryNotBefore(), until > Date() {
+            report.stop = .deferredUntil(until)
+            Log.info("the node asked us to wait until \(until.rfc3339); \(transport.name) not contacted")
+            return report
+        }
+        var session = Session(policy: policy)
+        // A capture queued by another process while we held the lock finds the lock taken and
+        // leaves it to us, so look again after letting go.
+        for _ in 0..<3 {
+            guard let lock = await FileLock.acquire(lockPath, wait: policy.lockWait) else {
+                report.lockedElsewhere = true
+                Log.info("another hearthloom-ingest is draining; it sends what is queued")
+                break
+            }
+            await drainLocked(&session, &report)
+            withExtendedLifetime(lock) {}
+            guard report.stop == nil, (try? store.lanes().contains { $0.endpoint == .capture && report.parked[.capture] == nil }) == true else { break }
+        }
+        session.progress.finish()
+        return report
+    }
+
+    // MARK: - The drain loop
+
+    private struct Session {
+        var policy: DrainPolicy
+        var waited = 0.0
+        var backoff = Backoff()
+        var connectFailures = 0
+        var exhausted: Set<Lane> = []
+        var sent = 0
+        var total: Int?
+        let progress = ProgressLine("sending")
+        init(policy: DrainPolicy) { self.policy = policy }
+    }
+
+    private enum LaneOutcome { case more, empty, parked, stopAll }
+
+    private func drainLocked(_ session: inout Session, _ report: inout DrainReport) async {
+        session.exhausted = []
+        session.total = (try? store.outboxDepth().values.reduce(0, +)).map { $0 + session.sent }
+        var lanes: [Lane] = []
+        while true {
+            // Captures first: a person's note should not wait behind a photo library's resync.
+            if report.parked[.capture] == nil, let capture = try? store.lanes().first(where: { $0.endpoint == .capture && !session.exhausted.contains($0) }) {
+                if await step(capture, &session, &report) == .stopAll { return }
+                continue
+            }
+            if session.policy.onlyCaptures { return }
+            lanes.removeAll { session.exhausted.contains($0) || report.parked[$0.endpoint] != nil }
+            if lanes.isEmpty {
+                do { lanes = try store.lanes().filter { $0.endpoint != .capture && !session.exhausted.contains($0) && report.parked[$0.endpoint] == nil } }
+                catch { report.stop = .storeFailed(error.description); return }
+                if lanes.isEmpty { return }
+            }
+            // One batch per lane per round, so one adapter's full resync cannot starve another.
+            for lane in lanes where report.parked[lane.endpoint] == nil {
+                if await step(lane, &session, &report) == .stopAll { return }
+            }
+        }
+    }
+
+    /// Sends the next batch of `lane`, splitting it as the node's replies require.
+    private func step(_ lane: Lane, _ session: inout Session, _ report: inout DrainReport) async -> LaneOutcome {
+        let batch: [OutboxEntry]
+        do { batch = try store.nextBatch(lane, after: 0, maxItems: session.policy.maxItems, maxBytes: session.policy.maxItemBytes) }
+        catch { report.stop = .storeFailed(error.description); return .stopAll }
+        if batch.isEmpty { session.exhausted.insert(lane); return .empty }
+
+        var pending: [ArraySlice<OutboxEntry>] = [batch[...]]
+        while let part = pending.popLast() {
+            let credential: CredentialKind = lane.endpoint == .capture && transport.hasCaptureKey && !captureKeyRefused ? .captureKey : .deviceToken
+            let reply = transport.post(endpoint: lane.endpoint, source: lane.source, items: Array(part), credential: credential)
+            switch reply {
+            case .stored(let accepted, let duplicates):
+                do { try store.delivered(Array(part)) } catch { report.stop = .storeFailed(error.description); return .stopAll }
+                if accepted + duplicates != part.count {
+                    Log.warning("\(transport.name) counted \(accepted + duplicates) of \(part.count) items for \(lane); treating the batch as stored")
+                }
+                report.accepted += accepted; report.duplicates += duplicates
+                report.delivered[lane.endpoint, default: 0] += part.count
+                session.sent += part.count
+                session.progress.update(session.sent, of: session.total)
+                session.backoff.reset(); session.connectFailures = 0
+                if notedEndpoints.remove(lane.endpoint) != nil { try? store.setEndpointNote(lane.endpoint, nil) }
+
+            case .badRequest(let message, let index):
+                if part.count == 1 {
+                    do { try store.deadLetter(Array(part), error: message) } catch { report.stop = .storeFailed(error.description); return .stopAll }
+                    report.deadLettered += 1
+                    Log.warning("\(lane): the node refused item \(part.first!.key.prefix(80)): \(message); kept in dead letters")
+                } else if let index, index >= 0, index < part.count {
+                    // Deliver what came before, then isolate the named item, then the rest.
+                    let i = part.startIndex + index
+                    if i + 1 < part.endIndex { pending.append(part[(i + 1)...]) }
+                    pending.append(part[i...i])
+                    if i > part.startIndex { pending.append(part[..<i]) }
+                } else {
+                    pending.append(contentsOf: IngestGate.halves(part).reversed())
+                }
+
+            case .tooLarge:
+                if part.count == 1 {
+                    do { try store.deadLetter(Array(part), error: "larger than the node accepts (413)") } catch { report.stop = .storeFailed(error.description); return .stopAll }
+                    report.deadLettered += 1
+                    Log.warning("\(lane): item \(part.first!.key.prefix(80)) is larger than the node accepts; kept in dead letters")
+                } else {
+                    pending.append(contentsOf: IngestGate.halves(part).reversed())
+                }
+
+            case .unauthorized, .forbidden where credential == .captureKey:
+                if credential == .captureKey {
+                    captureKeyRefused = true
+                    Log.warning("the node refused the capture key; sending captures with the device token")
+                    pending.append(part)
+                } else {
+                    report.stop = .unauthorized
+                    Log.error("\(transport.name) refused the device token (401); everything stays queued. Pair again: hearthloom-ingest pair 'hearthloom://pair?…'")
+                    return .stopAll
+                }
+
+            case .forbidden(let message):
+                park(lane.endpoint, "the token may not send \(lane.endpoint.rawValue) (403: \(message))", &report)
+                return .parked
+
+            case .notFound:
+                park(lane.endpoint, "node too old for \(lane.endpoint.rawValue) (404); its items stay queued", &report)
+                return .parked
+
+            case .busy(let retryAfter):
+                let wait = max(retryAfter ?? session.backoff.next(), 0.05)
+                if session.waited + wait > session.policy.maxWait {
+                    if let retryAfter {
+                        let until = Date().addingTimeInterval(retryAfter)
+                        try? store.setMeta(IngestGate.retryNotBeforeKey, String(until.timeIntervalSince1970))
+                        report.stop = .busyUntil(until)
+                        Log.warning("\(transport.name) is busy and asked for \(Int(retryAfter)) s; items stay queued until \(until.rfc3339)")
+                    } else {
+                        report.stop = .unreachable("the node stayed busy")
+                    }
+                    return .stopAll
+                }
+                Log.info("\(transport.name) is busy; retrying \(lane) in \(String(format1: wait)) s")
+                await pause(wait, &session)
+                pending.append(part)
+
+            case .transient(let message), .unreachable(let message):
+                if case .unreachable = reply { session.connectFailures += 1 }
+                let wait = session.backoff.next()
+                // With no connection at all, three tries tell enough: the node is down.
+                if session.connectFailures >= 3 || session.waited + wait > session.policy.maxWait {
+                    report.stop = .unreachable(message)
+                    Log.warning("\(transport.name) is unreachable (\(message)); everything stays queued")
+                    return .stopAll
+                }
+                Log.info("\(lane): \(message); retrying in \(String(format1: wait)) s")
+                await pause(wait, &session)
+                pending.append(part)
+
+            case .untrusted(let message):
+                report.stop = .untrusted(message)
+                Log.error("\(transport.name): \(message); check the node's certificate or CAFile= in node.conf")
+                return .stopAll
+            }
+        }
+        return .more
+    }
+
+    private func park(_ endpoint: Endpoint, _ reason: String, _ report: inout DrainReport) {
+        report.parked[endpoint] = reason
+        Log.warning(reason)
+        try? store.setEndpointNote(endpoint, reason)
+        notedEndpoints.insert(endpoint)
+    }
+
+    private func pause(_ seconds: Double, _ session: inout Session) async {
+        session.waited += seconds
+        try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+    }
+
+    private func retryNotBefore() -> Date? {
+        guard let text = try? store.meta(IngestGate.retryNotBeforeKey), let t = Double(text) else { return nil }
+        if t <= Date().timeIntervalSince1970 { try? store.setMeta(IngestGate.retryNotBeforeKey, nil); return nil }
+        return Date(timeIntervalSince1970: t)
+    }
+
+    static func halves(_ part: ArraySlice<OutboxEntry>) -> [ArraySlice<OutboxEntry>] {
+        let mid = part.startIndex + part.count / 2
+        return [part[..<mid], part[mid...]]
+    }
+}
+
+extension String {
+    /// One decimal, for log lines about waits.
+    init(format1 value: Double) { self = String(Double(Int(value * 10)) / 10) }
+}
+
+extension Date {
+    /// RFC 3339 in UTC, as the node wants times.
+    public var rfc3339: String { formatted(Date.ISO8601FormatStyle()) }
+}

@@ -1,0 +1,58 @@
+import FoundationEssentials
+
+/// One kind of source: calendar, contacts, photos, health, gpsd, mpris.
+///
+/// An adapter never posts. `scan` streams what changed since `anchor` into `sink` in chunks;
+/// each chunk carries the anchor changes to commit with it, in one transaction, so the anchor
+/// never moves past items that are not durably queued.
+public protocol DeviceAdapter: Sendable {
+    /// `Type=` in adapters.d, the log label and the node `source` suffix: "photos".
+    static var type: String { get }
+    /// One line for `adapters`.
+    static var summary: String { get }
+    /// Every key the `[Adapter]` section may hold besides `Type` and `Enabled`.
+    static var configKeys: [ConfigKey] { get }
+    /// The commented example config shipped as `adapters.d/<type>.conf`.
+    static var sampleConfig: String { get }
+
+    init(config: AdapterConfig) throws(ConfigError)
+
+    func scan(since anchor: Anchor, into sink: some ItemSink) async throws
+}
+
+extension DeviceAdapter {
+    /// The node's `source` for every item of this adapter type, whatever the instance.
+    public static var source: String { "linux-\(type)" }
+}
+
+/// Where adapters put what they found.
+public protocol ItemSink: Sendable {
+    /// Queues `items` and applies `anchor` atomically.
+    func commit(_ items: [Item], anchor: AnchorChanges) async throws
+    /// A problem with one input (a file, a record) that does not stop the scan.
+    func warn(_ message: String) async
+    /// For the terminal progress line: a file or record looked at.
+    func progress(examined: Int, total: Int?) async
+}
+
+extension ItemSink {
+    public func progress(examined: Int, total: Int?) async {}
+}
+
+/// An adapter instance's saved position, as key → bytes entries (one per file, or one
+/// `last-fix`), so a scan of 100 000 files updates rows instead of rewriting one blob.
+public struct Anchor: Sendable {
+    public var entries: [String: Data]
+    public init(_ entries: [String: Data] = [:]) { self.entries = entries }
+    public subscript(key: String) -> Data? { entries[key] }
+    public var isEmpty: Bool { entries.isEmpty }
+}
+
+/// Changes to an anchor, committed together with a chunk of items.
+public struct AnchorChanges: Sendable {
+    public var updates: [String: Data]
+    public var removals: Set<String>
+    public init(updates: [String: Data] = [:], removals: Set<String> = []) { self.updates = updates; self.removals = removals }
+    public static let none = AnchorChanges()
+    public var isEmpty: Bool { updates.isEmpty && removals.isEmpty }
+}

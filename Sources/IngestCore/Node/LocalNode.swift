@@ -1,0 +1,85 @@
+import FoundationEssentials
+
+/// The embedded local node: with no node paired, batches land in `$STATE/local-node.db`
+/// under the same contract as a real node (dedup on key and version, tombstones, limits,
+/// the same counts), so a newcomer sees the agent work with no server.
+public final class LocalNode: NodeTransport {
+    public let db: SQLiteDatabase
+    public var name: String { "embedded local node (\(db.path))" }
+    public var hasCaptureKey: Bool { false }
+
+    public static let maxItems = 1000
+    public static let maxBodyBytes = 1 << 20
+
+    public init(path: String) throws(StoreError) {
+        do {
+            db = try SQLiteDatabase(path: path)
+            try db.execute("""
+                PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;
+                CREATE TABLE IF NOT EXISTS items(endpoint TEXT NOT NULL, source TEXT NOT NULL, key TEXT NOT NULL,
+                    version TEXT, deleted INTEGER NOT NULL, item BLOB NOT NULL, received_at REAL NOT NULL,
+                    PRIMARY KEY(endpoint, source, key)) WITHOUT ROWID;
+                """)
+        } catch { throw StoreError.sqlite(error) }
+    }
+
+    /// Opens an existing local node for reading (`status`); nil when there is none.
+    public init?(readOnlyAt path: String) {
+        guard FileSystem.exists(path), let db = try? SQLiteDatabase(path: path, readOnly: true) else { return nil }
+        self.db = db
+    }
+
+    public func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind) -> NodeReply {
+        guard (1...LocalNode.maxItems).contains(items.count),
+              items.reduce(0, { $0 + $1.body.count + 1 }) + 512 <= LocalNode.maxBodyBytes else { return .tooLarge }
+        if let bad = items.firstIndex(where: { $0.key.isEmpty || $0.key.count > 512 }) {
+            return .badRequest(message: "key must be 1 to 512 characters", index: bad)
+        }
+        let now = Date().timeIntervalSince1970
+        do {
+            let (accepted, duplicates) = try db.transaction { (c) throws(SQLiteError) -> (Int, Int) in
+                var accepted = 0
+                for item in items {
+                    var stored: (version: String?, deleted: Bool)?
+                    try c.query("SELECT version, deleted FROM items WHERE endpoint = ? AND source = ? AND key = ?",
+                                [.text(endpoint.rawValue), .text(source), .text(item.key)]) { r in
+                        stored = (r.text(0), r.int(1) != 0); return false
+                    }
+                    let accept: Bool
+                    if item.deleted {
+                        accept = stored.map { !$0.deleted } ?? false
+                    } else {
+                        accept = stored == nil || stored!.version != item.version
+                    }
+                    guard accept else { continue }
+                    accepted += 1
+                    if item.deleted {
+                        try c.run("UPDATE items SET deleted = 1, received_at = ? WHERE endpoint = ? AND source = ? AND key = ?",
+                                  [.double(now), .text(endpoint.rawValue), .text(source), .text(item.key)])
+                    } else {
+                        try c.run("INSERT OR REPLACE INTO items(endpoint, source, key, version, deleted, item, received_at) VALUES(?, ?, ?, ?, 0, ?, ?)",
+                                  [.text(endpoint.rawValue), .text(source), .text(item.key), item.version.map(SQLValue.text) ?? .null,
+                                   .blob(item.body), .double(now)])
+                    }
+                }
+                return (accepted, items.count - accepted)
+            }
+            return .stored(accepted: accepted, duplicates: duplicates)
+        } catch {
+            return .transient(message: error.description)
+        }
+    }
+
+    public struct Holding: Sendable { public var endpoint: String; public var live: Int; public var deleted: Int }
+
+    /// What the local node holds, per endpoint.
+    public func holdings() throws(SQLiteError) -> [Holding] {
+        try db.withConnection { (c) throws(SQLiteError) -> [Holding] in
+            var out: [Holding] = []
+            try c.query("SELECT endpoint, sum(deleted = 0), sum(deleted) FROM items GROUP BY endpoint ORDER BY endpoint") { r in
+                out.append(Holding(endpoint: r.text(0) ?? "", live: Int(r.int(1)), deleted: Int(r.int(2)))); return true
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import FoundationEssentials
+import Synchronization
+
+/// Queues an adapter's chunks in the state store, each with its anchor changes.
+final class StoreSink: ItemSink {
+    let store: StateStore
+    let adapter: String
+    let source: String
+    let queued = Atomic<Int>(0)
+    let warnings = Atomic<Int>(0)
+    let progressLine: ProgressLine
+
+    init(store: StateStore, adapter: String, source: String) {
+        self.store = store; self.adapter = adapter; self.source = source
+        self.progressLine = ProgressLine("scanning \(adapter)")
+    }
+
+    func commit(_ items: [Item], anchor: AnchorChanges) async throws {
+        let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor)
+        queued.add(changed, ordering: .relaxed)
+    }
+
+    func warn(_ message: String) async {
+        warnings.add(1, ordering: .relaxed)
+        Log.warning("\(adapter): \(message)")
+    }
+
+    func progress(examined: Int, total: Int?) async { progressLine.update(examined, of: total, unit: "examined") }
+}
+
+/// `run --dry-run`: prints each item that would be queued as one JSON line and changes nothing.
+final class DryRunSink: ItemSink {
+    let adapter: String
+    let source: String
+    let queued = Atomic<Int>(0)
+    let warnings = Atomic<Int>(0)
+
+    init(adapter: String, source: String) { self.adapter = adapter; self.source = source }
+
+    func commit(_ items: [Item], anchor: AnchorChanges) async throws {
+        var out: [UInt8] = []
+        for item in items {
+            out.append(contentsOf: "{\"adapter\":".utf8); JSONValue.encodeString(adapter, into: &out)
+            out.append(contentsOf: ",\"endpoint\":".utf8); JSONValue.encodeString(item.endpoint.rawValue, into: &out)
+            out.append(contentsOf: ",\"source\":".utf8); JSONValue.encodeString(source, into: &out)
+            out.append(contentsOf: ",\"item\":".utf8); out.append(contentsOf: item.json)
+            out.append(contentsOf: "}\n".utf8)
+        }
+        Terminal.writeStdout(String(decoding: out, as: UTF8.self))
+        queued.add(items.count, ordering: .relaxed)
+    }
+
+    func warn(_ message: String) async {
+        warnings.add(1, ordering: .relaxed)
+        Log.warning("\(adapter): \(message)")
+    }
+}

@@ -1,0 +1,379 @@
+import FoundationEssentials
+
+/// One queued item, as the gate reads it back from the outbox.
+public struct OutboxEntry: Sendable {
+    public var id: Int64
+    public var rev: Int64
+    public var endpoint: Endpoint
+    public var source: String
+    public var adapter: String
+    public var key: String
+    public var version: String?
+    public var deleted: Bool
+    /// The item's JSON, exactly as it goes into the batch.
+    public var body: [UInt8]
+}
+
+/// A stream of items for one `(endpoint, source)`: the unit of fair draining.
+public struct Lane: Sendable, Hashable, CustomStringConvertible {
+    public var endpoint: Endpoint
+    public var source: String
+    public var description: String { "\(endpoint.rawValue)/\(source)" }
+}
+
+/// The agent's state file (`$STATE/state.db`, SQLite in WAL mode): the outbox, anchors,
+/// dead letters, per-adapter stats and a little node state.
+///
+/// Every write is a transaction with `synchronous=FULL`, so a commit is on disk when it
+/// returns: an adapter's items and its new anchor land together or not at all.
+public final class StateStore: Sendable {
+    public let db: SQLiteDatabase
+    public var path: String { db.path }
+
+    static let schemaVersion: Int64 = 1
+
+    /// Opens the store, creating the state directory (0700) and the schema when needed.
+    public init(paths: Paths) throws(StoreError) {
+        do { try FileSystem.ensureDirectory(paths.stateDir) } catch { throw StoreError.fileSystem(error) }
+        do {
+            db = try SQLiteDatabase(path: paths.stateDatabase)
+            try db.withConnection { (c) throws(SQLiteError) in
+                if try c.scalar("PRAGMA user_version") < StateStore.schemaVersion {
+                    try c.execute("PRAGMA journal_mode=WAL")
+                }
+                try c.execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY")
+            }
+            try migrate()
+        } catch {
+            throw StoreError.sqlite(error)
+        }
+    }
+
+    /// Opens an existing store read-only (for `--dry-run` and `status`); nil when there is none yet.
+    public init?(readOnlyAt paths: Paths) throws(StoreError) {
+        guard FileSystem.exists(paths.stateDatabase) else { return nil }
+        do {
+            db = try SQLiteDatabase(path: paths.stateDatabase, readOnly: true)
+            _ = try db.withConnection { (c) throws(SQLiteError) in try c.scalar("SELECT count(*) FROM sqlite_master") }
+        } catch { throw StoreError.sqlite(error) }
+    }
+
+    private func migrate() throws(SQLiteError) {
+        try db.transaction { (c) throws(SQLiteError) in
+            guard try c.scalar("PRAGMA user_version") < StateStore.schemaVersion else { return }
+            try c.execute("""
+                CREATE TABLE outbox(
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    endpoint TEXT NOT NULL, source TEXT NOT NULL, adapter TEXT NOT NULL,
+                    key TEXT NOT NULL, version TEXT, deleted INTEGER NOT NULL DEFAULT 0,
+                    body BLOB NOT NULL, rev INTEGER NOT NULL DEFAULT 0, enqueued_at REAL NOT NULL,
+                    UNIQUE(endpoint, source, key));
+                CREATE INDEX outbox_lane ON outbox(endpoint, source, id);
+                CREATE TABLE anchors(adapter TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+                    PRIMARY KEY(adapter, key)) WITHOUT ROWID;
+                CREATE TABLE adapter_stats(adapter TEXT PRIMARY KEY, type TEXT NOT NULL,
+                    synced_count INTEGER NOT NULL DEFAULT 0, last_synced REAL, last_scan REAL,
+                    last_error TEXT, last_error_at REAL);
+                CREATE TABLE dead_letters(id INTEGER PRIMARY KEY, endpoint TEXT NOT NULL, source TEXT NOT NULL,
+                    adapter TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL, error TEXT NOT NULL, failed_at REAL NOT NULL);
+                CREATE TABLE endpoint_notes(endpoint TEXT PRIMARY KEY, note TEXT NOT NULL, at REAL NOT NULL);
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                PRAGMA user_version = \(StateStore.schemaVersion);
+                """)
+        }
+    }
+
+    @discardableResult
+    private func wrap<R: Sendable>(_ body: () throws(SQLiteError) -> R) throws(StoreError) -> R {
+        do { return try body() } catch { throw StoreError.sqlite(error) }
+    }
+
+    // MARK: - Queueing
+
+    /// Queues `items` from adapter instance `adapter` and applies its anchor changes, in one
+    /// transaction. An item already queued under the same key is replaced by the newer one.
+    /// - Returns: how many rows were new or changed.
+    @discardableResult
+    public func commit(adapter: String, source: String, items: [Item], anchor: AnchorChanges) throws(StoreError) -> Int {
+        let now = Date().timeIntervalSince1970
+        return try wrap { () throws(SQLiteError) -> Int in
+            try db.transaction { (c) throws(SQLiteError) -> Int in
+                var changed = 0
+                for item in items {
+                    changed += try c.run("""
+                        INSERT INTO outbox(endpoint, source, adapter, key, version, deleted, body, enqueued_at)
+                        VALUES(?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(endpoint, source, key) DO UPDATE SET version = excluded.version,
+                            deleted = excluded.deleted, body = excluded.body, adapter = excluded.adapter, rev = outbox.rev + 1
+                        WHERE outbox.body IS NOT excluded.body
+                        """, [.text(item.endpoint.rawValue), .text(source), .text(adapter), .text(item.key),
+                              item.version.map(SQLValue.text) ?? .null, .int(item.deleted ? 1 : 0), .blob(item.json), .double(now)])
+                }
+                for (key, value) in anchor.updates {
+                    try c.run("INSERT OR REPLACE INTO anchors(adapter, key, value) VALUES(?, ?, ?)", [.text(adapter), .text(key), .blob(Array(value))])
+                }
+                for key in anchor.removals {
+                    try c.run("DELETE FROM anchors WHERE adapter = ? AND key = ?", [.text(adapter), .text(key)])
+                }
+                return changed
+            }
+        }
+    }
+
+    // MARK: - Anchors
+
+    public func anchor(for adapter: String) throws(StoreError) -> Anchor {
+        try wrap { () throws(SQLiteError) -> Anchor in
+            try db.withConnection { (c) throws(SQLiteError) -> Anchor in
+                var entries: [String: Data] = [:]
+                try c.query("SELECT key, value FROM anchors WHERE adapter = ?", [.text(adapter)]) { r in
+                    entries[r.text(0) ?? ""] = Data(r.blob(1)); return true
+                }
+                return Anchor(entries)
+            }
+        }
+    }
+
+    /// Forgets where `adapter` was, so its next scan emits everything (`resync`).
+    public func resetAnchor(for adapter: String) throws(StoreError) {
+        try wrap { () throws(SQLiteError) in
+            try db.transaction { (c) throws(SQLiteError) in
+                try c.run("DELETE FROM anchors WHERE adapter = ?", [.text(adapter)])
+            }
+        }
+    }
+
+    /// Forgets every adapter's anchor: pairing with another node makes the next run send it everything.
+    public func resetAllAnchors() throws(StoreError) {
+        try wrap { () throws(SQLiteError) in try db.transaction { (c) throws(SQLiteError) in try c.run("DELETE FROM anchors") } }
+    }
+
+    // MARK: - Draining
+
+    /// The lanes that have queued items.
+    public func lanes() throws(StoreError) -> [Lane] {
+        try wrap { () throws(SQLiteError) -> [Lane] in
+            try db.withConnection { (c) throws(SQLiteError) -> [Lane] in
+                var lanes: [Lane] = []
+                try c.query("SELECT DISTINCT endpoint, source FROM outbox") { r in
+                    if let e = Endpoint(rawValue: r.text(0) ?? "") { lanes.append(Lane(endpoint: e, source: r.text(1) ?? "")) }
+                    return true
+                }
+                return lanes
+            }
+        }
+    }
+
+    /// The oldest items of `lane` after `afterID`, at most `maxItems` and `maxBytes` of item JSON
+    /// (always at least one item, so an oversized one still reaches the node and its 413).
+    public func nextBatch(_ lane: Lane, after afterID: Int64, maxItems: Int, maxBytes: Int) throws(StoreError) -> [OutboxEntry] {
+        try wrap { () throws(SQLiteError) -> [OutboxEntry] in
+            try db.withConnection { (c) throws(SQLiteError) -> [OutboxEntry] in
+                var batch: [OutboxEntry] = []
+                var bytes = 0
+                try c.query("""
+                    SELECT id, rev, adapter, key, version, deleted, body FROM outbox
+                    WHERE endpoint = ? AND source = ? AND id > ? ORDER BY id LIMIT ?
+                    """, [.text(lane.endpoint.rawValue), .text(lane.source), .int(afterID), .int(Int64(maxItems))]) { r in
+                    let body = r.blob(6)
+                    if !batch.isEmpty && bytes + body.count + 1 > maxBytes { return false }
+                    bytes += body.count + 1
+                    batch.append(OutboxEntry(id: r.int(0), rev: r.int(1), endpoint: lane.endpoint, source: lane.source,
+                                             adapter: r.text(2) ?? "", key: r.text(3) ?? "", version: r.text(4),
+                                             deleted: r.int(5) != 0, body: body))
+                    return true
+                }
+                return batch
+            }
+        }
+    }
+
+    /// The node stored these (200): drop them from the outbox and count them as synced.
+    /// A row that was replaced by a newer version meanwhile (its `rev` moved) stays queued.
+    public func delivered(_ entries: [OutboxEntry]) throws(StoreError) {
+        let now = Date().timeIntervalSince1970
+        try wrap { () throws(SQLiteError) in
+            try db.transaction { (c) throws(SQLiteError) in
+                var perAdapter: [String: Int] = [:]
+                for e in entries {
+                    try c.run("DELETE FROM outbox WHERE id = ? AND rev = ?", [.int(e.id), .int(e.rev)])
+                    perAdapter[e.adapter, default: 0] += 1
+                }
+                for (adapter, count) in perAdapter {
+                    try c.run("""
+                        INSERT INTO adapter_stats(adapter, type, synced_count, last_synced) VALUES(?, '', ?, ?)
+                        ON CONFLICT(adapter) DO UPDATE SET synced_count = synced_count + excluded.synced_count, last_synced = excluded.last_synced
+                        """, [.text(adapter), .int(Int64(count)), .double(now)])
+                }
+            }
+        }
+    }
+
+    /// The node refused these for good (400): move them to the dead-letter table with its message.
+    public func deadLetter(_ entries: [OutboxEntry], error: String) throws(StoreError) {
+        let now = Date().timeIntervalSince1970
+        try wrap { () throws(SQLiteError) in
+            try db.transaction { (c) throws(SQLiteError) in
+                for e in entries {
+                    try c.run("INSERT INTO dead_letters(endpoint, source, adapter, key, body, error, failed_at) VALUES(?, ?, ?, ?, ?, ?, ?)",
+                              [.text(e.endpoint.rawValue), .text(e.source), .text(e.adapter), .text(e.key), .blob(e.body), .text(error), .double(now)])
+                    try c.run("DELETE FROM outbox WHERE id = ? AND rev = ?", [.int(e.id), .int(e.rev)])
+                }
+            }
+        }
+    }
+
+    // MARK: - Adapter stats
+
+    /// Records the end of a scan: `error` nil clears the last error.
+    public func recordScan(adapter: String, type: String, error: String?) throws(StoreError) {
+        let now = Date().timeIntervalSince1970
+        try wrap { () throws(SQLiteError) in
+            try db.transaction { (c) throws(SQLiteError) in
+                try c.run("""
+                    INSERT INTO adapter_stats(adapter, type, last_scan, last_error, last_error_at) VALUES(?, ?, ?, ?, ?)
+                    ON CONFLICT(adapter) DO UPDATE SET type = excluded.type, last_scan = excluded.last_scan,
+                        last_error = excluded.last_error, last_error_at = coalesce(excluded.last_error_at, last_error_at)
+                    """, [.text(adapter), .text(type), .double(now), error.map(SQLValue.text) ?? .null, error == nil ? .null : .double(now)])
+            }
+        }
+    }
+
+    public struct AdapterStats: Sendable {
+        public var adapter: String
+        public var syncedCount: Int64
+        public var lastSynced: Date?
+        public var lastScan: Date?
+        public var lastError: String?
+        public var anchorEntries: Int64
+        public var queued: Int64
+    }
+
+    public func adapterStats() throws(StoreError) -> [String: AdapterStats] {
+        try wrap { () throws(SQLiteError) -> [String: AdapterStats] in
+            try db.withConnection { (c) throws(SQLiteError) -> [String: AdapterStats] in
+                var out: [String: AdapterStats] = [:]
+                func date(_ r: SQLiteRow, _ i: Int32) -> Date? { r.isNull(i) ? nil : Date(timeIntervalSince1970: r.double(i)) }
+                try c.query("SELECT adapter, synced_count, last_synced, last_scan, last_error FROM adapter_stats") { r in
+                    let name = r.text(0) ?? ""
+                    out[name] = AdapterStats(adapter: name, syncedCount: r.int(1), lastSynced: date(r, 2), lastScan: date(r, 3),
+                                             lastError: r.text(4), anchorEntries: 0, queued: 0)
+                    return true
+                }
+                try c.query("SELECT adapter, count(*) FROM anchors GROUP BY adapter") { r in
+                    let name = r.text(0) ?? ""
+                    out[name, default: AdapterStats(adapter: name, syncedCount: 0, anchorEntries: 0, queued: 0)].anchorEntries = r.int(1)
+                    return true
+                }
+                try c.query("SELECT adapter, count(*) FROM outbox GROUP BY adapter") { r in
+                    let name = r.text(0) ?? ""
+                    out[name, default: AdapterStats(adapter: name, syncedCount: 0, anchorEntries: 0, queued: 0)].queued = r.int(1)
+                    return true
+                }
+                return out
+            }
+        }
+    }
+
+    // MARK: - Status
+
+    public func outboxDepth() throws(StoreError) -> [Endpoint: Int] {
+        try countByEndpoint("SELECT endpoint, count(*) FROM outbox GROUP BY endpoint")
+    }
+
+    public func deadLetterCounts() throws(StoreError) -> [Endpoint: Int] {
+        try countByEndpoint("SELECT endpoint, count(*) FROM dead_letters GROUP BY endpoint")
+    }
+
+    private func countByEndpoint(_ sql: String) throws(StoreError) -> [Endpoint: Int] {
+        try wrap { () throws(SQLiteError) -> [Endpoint: Int] in
+            try db.withConnection { (c) throws(SQLiteError) -> [Endpoint: Int] in
+                var out: [Endpoint: Int] = [:]
+                try c.query(sql) { r in
+                    if let e = Endpoint(rawValue: r.text(0) ?? "") { out[e] = Int(r.int(1)) }
+                    return true
+                }
+                return out
+            }
+        }
+    }
+
+    public struct DeadLetter: Sendable {
+        public var endpoint: String, key: String, adapter: String, error: String, failedAt: Date
+    }
+
+    public func recentDeadLetters(limit: Int) throws(StoreError) -> [DeadLetter] {
+        try wrap { () throws(SQLiteError) -> [DeadLetter] in
+            try db.withConnection { (c) throws(SQLiteError) -> [DeadLetter] in
+                var out: [DeadLetter] = []
+                try c.query("SELECT endpoint, key, adapter, error, failed_at FROM dead_letters ORDER BY id DESC LIMIT ?", [.int(Int64(limit))]) { r in
+                    out.append(DeadLetter(endpoint: r.text(0) ?? "", key: r.text(1) ?? "", adapter: r.text(2) ?? "",
+                                          error: r.text(3) ?? "", failedAt: Date(timeIntervalSince1970: r.double(4))))
+                    return true
+                }
+                return out
+            }
+        }
+    }
+
+    // MARK: - Node state
+
+    /// A remark about one endpoint that `status` shows ("node too old for capture"); nil clears it.
+    public func setEndpointNote(_ endpoint: Endpoint, _ note: String?) throws(StoreError) {
+        try wrap { () throws(SQLiteError) in
+            try db.transaction { (c) throws(SQLiteError) in
+                if let note {
+                    try c.run("INSERT OR REPLACE INTO endpoint_notes(endpoint, note, at) VALUES(?, ?, ?)",
+                              [.text(endpoint.rawValue), .text(note), .double(Date().timeIntervalSince1970)])
+                } else {
+                    try c.run("DELETE FROM endpoint_notes WHERE endpoint = ?", [.text(endpoint.rawValue)])
+                }
+            }
+        }
+    }
+
+    public func endpointNotes() throws(StoreError) -> [Endpoint: String] {
+        try wrap { () throws(SQLiteError) -> [Endpoint: String] in
+            try db.withConnection { (c) throws(SQLiteError) -> [Endpoint: String] in
+                var out: [Endpoint: String] = [:]
+                try c.query("SELECT endpoint, note FROM endpoint_notes") { r in
+                    if let e = Endpoint(rawValue: r.text(0) ?? "") { out[e] = r.text(1) }
+                    return true
+                }
+                return out
+            }
+        }
+    }
+
+    public func meta(_ key: String) throws(StoreError) -> String? {
+        try wrap { () throws(SQLiteError) -> String? in
+            try db.withConnection { (c) throws(SQLiteError) -> String? in
+                var value: String?
+                try c.query("SELECT value FROM meta WHERE key = ?", [.text(key)]) { r in value = r.text(0); return false }
+                return value
+            }
+        }
+    }
+
+    public func setMeta(_ key: String, _ value: String?) throws(StoreError) {
+        try wrap { () throws(SQLiteError) in
+            try db.transaction { (c) throws(SQLiteError) in
+                if let value { try c.run("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", [.text(key), .text(value)]) }
+                else { try c.run("DELETE FROM meta WHERE key = ?", [.text(key)]) }
+            }
+        }
+    }
+}
+
+/// A failure of the state store: one line naming the file and what went wrong.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    case sqlite(SQLiteError)
+    case fileSystem(FileSystemError)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let e): e.description
+        case .fileSystem(let e): e.description
+        }
+    }
+}

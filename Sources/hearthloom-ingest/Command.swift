@@ -1,0 +1,16 @@
+import IngestCore
+
+/// One subcommand: its help and what it does. `run` returns the exit code.
+struct Command {
+    var name: String
+    var usage: String
+    var summary: String
+    var details: String = ""
+    var options: [OptionSpec] = []
+    var run: @Sendable (ParsedArguments, Agent) async throws(AgentError) -> ExitCode
+}
+
+let commands: [Command] = [
+    PairCommand.command, RunCommand.command, RunCommand.resync, CaptureCommand.command,
+    DrainCommand.command, StatusCommand.command, AdaptersCommand.command,
+]

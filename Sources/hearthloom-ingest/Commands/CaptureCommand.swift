@@ -1,0 +1,68 @@
+import FoundationEssentials
+import IngestCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum CaptureCommand {
+    static let command = Command(
+        name: "capture",
+        usage: "capture [TEXT…] [--lines]",
+        summary: "Queue a quick capture from the arguments, or from stdin when none (or `-`).",
+        details: """
+            The capture is on disk (fsync'd) before the command returns, then captures are sent.
+            Works with no network: it exits 0 once queued, and a later run, drain or watch sends it.
+            """,
+        options: [OptionSpec(long: "lines", help: "make each stdin line its own capture")],
+        run: { args, agent throws(AgentError) in
+            let texts: [String]
+            let via: String
+            if args.positionals.isEmpty || args.positionals == ["-"] {
+                let input = readStandardInput()
+                via = "stdin"
+                if args.flag("lines") {
+                    texts = input.split(whereSeparator: \.isNewline).map { String($0) }.filter { !$0.allSatisfy(\.isWhitespace) }
+                } else {
+                    let whole = input.trimmingTrailingWhitespace
+                    texts = whole.allSatisfy(\.isWhitespace) ? [] : [whole]
+                }
+            } else {
+                guard !args.flag("lines") else { throw AgentError(.usage, "--lines reads stdin; give no TEXT with it") }
+                texts = [args.positionals.joined(separator: " ")]
+                via = "args"
+            }
+            guard !texts.isEmpty else { throw AgentError(.usage, "nothing to capture: the text is empty") }
+
+            let store = try agent.openStore()
+            do throws(StoreError) { try CaptureQueue.enqueue(texts, via: via, store: store) } catch { throw .store(error) }
+            Log.info("queued \(texts.count) capture\(texts.count == 1 ? "" : "s")")
+
+            // Queued is done; sending is a bonus. Another process draining will send ours too.
+            guard let (gate, _) = try? agent.gate(store: store) else { return .ok }
+            let report = await gate.drain(DrainPolicy(maxWait: 2, lockWait: 0, onlyCaptures: true))
+            if report.stop != nil || !report.parked.isEmpty {
+                Log.notice("capture kept in the queue; it is sent on the next run or drain")
+            }
+            return .ok
+        })
+
+    static func readStandardInput() -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension String {
+    var trimmingTrailingWhitespace: String {
+        var s = Substring(self)
+        while let l = s.last, l.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}
