@@ -737,6 +737,8 @@ def main(argv=None):
         server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
 
     stop = threading.Event()
+    # A parent's worker thread may have these blocked, and exec keeps the mask: unblock them.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     thread = threading.Thread(target=server.serve_forever, name="serve", daemon=True)

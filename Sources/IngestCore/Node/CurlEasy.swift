@@ -37,11 +37,14 @@ public final class CurlEasy {
         public var connectTimeout: Double = 10
         public var timeout: Double = 60
         public var userAgent: String
+        /// A node has no reason to send megabytes back; a larger reply is cut off as an error.
+        public var maxResponseBytes = 4 << 20
         public init(caFile: String? = nil, userAgent: String) { self.caFile = caFile; self.userAgent = userAgent }
     }
 
     public init(_ options: Options) throws(CurlError) {
         _ = curlGlobal
+        box.maxBody = options.maxResponseBytes
         guard let h = curl_easy_init() else { throw CurlError(code: -1, message: "curl_easy_init failed") }
         handle = OpaquePointer(h)
         ccurl_setopt_long(raw, CURLOPT_NOSIGNAL, 1)
@@ -59,7 +62,7 @@ public final class CurlEasy {
             let n = size * count
             guard let ptr, let user else { return 0 }
             let box = Unmanaged<ResponseBox>.fromOpaque(user).takeUnretainedValue()
-            guard box.body.count + n <= ResponseBox.maxBody else { return 0 }   // a node has no reason to send megabytes back
+            guard box.body.count + n <= box.maxBody else { return 0 }
             ptr.withMemoryRebound(to: UInt8.self, capacity: n) { box.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
             return n
         }
@@ -122,7 +125,7 @@ public final class CurlEasy {
 
 /// Where libcurl's callbacks put the reply; reused across requests.
 private final class ResponseBox {
-    static let maxBody = 4 << 20
+    var maxBody = 0
     var body: [UInt8] = []
     var headers: [String: String] = [:]
 }
