@@ -171,11 +171,14 @@ final class TestNode {
     let process: Child
     let port: Int
     let dir: String
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { caFile == nil ? "http://127.0.0.1:\(port)" : "https://localhost:\(port)" }
     let token: String
+    /// Set for a TLS node: the admin calls trust this certificate.
+    let caFile: String?
 
-    init(_ args: [String] = [], token: String = "dev-\(UUID().uuidString)", scheme: String = "http") throws {
+    init(_ args: [String] = [], token: String = "dev-\(UUID().uuidString)", caFile: String? = nil) throws {
         self.token = token
+        self.caFile = caFile
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("node-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let portFile = dir + "/port"
@@ -200,8 +203,8 @@ final class TestNode {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
-    private let curl: CurlEasy = {
-        var options = CurlEasy.Options(userAgent: "integration-tests")
+    private lazy var curl: CurlEasy = {
+        var options = CurlEasy.Options(caFile: caFile, userAgent: "integration-tests")
         options.maxResponseBytes = 512 << 20       // /_admin/items of a 20 000-item run is tens of MB
         return try! CurlEasy(options)
     }()
