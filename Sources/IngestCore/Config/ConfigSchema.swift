@@ -88,8 +88,14 @@ public struct ConfigSection: Sendable {
     public func line(of key: String) -> Int? { values[key]?.first?.line }
     public func string(_ key: String) -> String? { values[key]?.last?.value }
     public func strings(_ key: String) -> [String] { values[key]?.map(\.value) ?? [] }
-    public func path(_ key: String) -> String? { string(key).map(FileSystem.expandPath) }
-    public func paths(_ key: String) -> [String] { strings(key).map(FileSystem.expandPath) }
+    /// `~` and `$VAR` expanded; a relative path is taken from the folder of the config file.
+    public func path(_ key: String) -> String? { string(key).map(resolve) }
+    public func paths(_ key: String) -> [String] { strings(key).map(resolve) }
+
+    private func resolve(_ path: String) -> String {
+        let expanded = FileSystem.expandPath(path)
+        return expanded.hasPrefix("/") ? expanded : file.deletingLastPathComponent.appendingPath(expanded)
+    }
     public func bool(_ key: String, default d: Bool) -> Bool { string(key).flatMap(ConfigSection.parseBool) ?? d }
     public func integer(_ key: String, default d: Int) -> Int { string(key).flatMap { Int($0) } ?? d }
     public func number(_ key: String, default d: Double) -> Double { string(key).flatMap { Double($0) } ?? d }

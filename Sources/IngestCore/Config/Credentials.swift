@@ -13,10 +13,10 @@ public struct Credentials: Sendable {
 
     /// Reads the token (and capture key, when its file exists).
     /// - Throws: `ConfigError` when the token file is missing, empty, or readable by others.
-    public static func load(_ node: NodeConfig, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Credentials {
+    public static func load(_ node: NodeConfig, environment: (String) -> String? = FileSystem.environment) throws(ConfigError) -> Credentials {
         var tokenFile = node.tokenFile
         var fromSystemd = false
-        if let dir = environment["CREDENTIALS_DIRECTORY"], !dir.isEmpty {
+        if let dir = environment("CREDENTIALS_DIRECTORY"), !dir.isEmpty {
             let candidate = dir.appendingPath(systemdCredentialName)
             if FileSystem.exists(candidate) { tokenFile = candidate; fromSystemd = true }
         }

@@ -26,7 +26,7 @@ public struct INIFile: Sendable {
                 p.text += " " + line.trimmed
                 pending = nil
                 line = p.text
-                if line.hasSuffix("\\") { line.removeLast(); pending = (p.start, line); continue }
+                if line.hasSuffix("\\") { line.removeLast(); pending = (p.start, line.trimmed); continue }
                 try addEntry(line, lineNumber: p.start, section: section)
                 continue
             }
@@ -39,7 +39,7 @@ public struct INIFile: Sendable {
                 section = String(trimmed.dropFirst().dropLast()).trimmed
                 continue
             }
-            if trimmed.hasSuffix("\\") { pending = (number, String(trimmed.dropLast())); continue }
+            if trimmed.hasSuffix("\\") { pending = (number, String(trimmed.dropLast()).trimmed); continue }
             try addEntry(trimmed, lineNumber: number, section: section)
         }
         if let p = pending { try addEntry(p.text, lineNumber: p.start, section: section) }

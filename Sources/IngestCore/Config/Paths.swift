@@ -9,14 +9,14 @@ public struct Paths: Sendable {
     public var configDir: String
     public var stateDir: String
 
-    public init(configDir: String? = nil, stateDir: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(configDir: String? = nil, stateDir: String? = nil, environment: (String) -> String? = FileSystem.environment) {
         func nonEmpty(_ s: String?) -> String? { s.flatMap { $0.isEmpty ? nil : $0 } }
         self.configDir = nonEmpty(configDir).map(FileSystem.expandPath)
-            ?? nonEmpty(environment["HEARTHLOOM_CONFIG_DIR"])
-            ?? (nonEmpty(environment["XDG_CONFIG_HOME"]) ?? FileSystem.home + "/.config") + "/hearthloom"
+            ?? nonEmpty(environment("HEARTHLOOM_CONFIG_DIR"))
+            ?? (nonEmpty(environment("XDG_CONFIG_HOME")) ?? FileSystem.home + "/.config") + "/hearthloom"
         self.stateDir = nonEmpty(stateDir).map(FileSystem.expandPath)
-            ?? nonEmpty(environment["HEARTHLOOM_STATE_DIR"])
-            ?? (nonEmpty(environment["XDG_STATE_HOME"]) ?? FileSystem.home + "/.local/state") + "/hearthloom"
+            ?? nonEmpty(environment("HEARTHLOOM_STATE_DIR"))
+            ?? (nonEmpty(environment("XDG_STATE_HOME")) ?? FileSystem.home + "/.local/state") + "/hearthloom"
     }
 
     public var nodeConf: String { configDir.appendingPath("node.conf") }

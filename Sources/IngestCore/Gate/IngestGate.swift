@@ -41,7 +41,7 @@ public actor IngestGate {
             }
             await drainLocked(&session, &report)
             withExtendedLifetime(lock) {}
-            guard report.stop == nil, (try? store.lanes().contains { $0.endpoint == .capture && report.parked[.capture] == nil }) == true else { break }
+            guard report.stop == nil, report.parked[.capture] == nil, (try? store.hasQueued(.capture)) == true else { break }
         }
         session.progress.finish()
         return report
@@ -65,11 +65,13 @@ public actor IngestGate {
 
     private func drainLocked(_ session: inout Session, _ report: inout DrainReport) async {
         session.exhausted = []
-        session.total = (try? store.outboxDepth().values.reduce(0, +)).map { $0 + session.sent }
+        // Counting the whole outbox costs a scan; only a terminal's progress line needs the total.
+        if Terminal.stderrIsTerminal { session.total = (try? store.outboxDepth().values.reduce(0, +)).map { $0 + session.sent } }
         var lanes: [Lane] = []
         while true {
             // Captures first: a person's note should not wait behind a photo library's resync.
-            if report.parked[.capture] == nil, let capture = try? store.lanes().first(where: { $0.endpoint == .capture && !session.exhausted.contains($0) }) {
+            if report.parked[.capture] == nil, (try? store.hasQueued(.capture)) == true,
+               let capture = try? store.lanes().first(where: { $0.endpoint == .capture && !session.exhausted.contains($0) }) {
                 if await step(capture, &session, &report) == .stopAll { return }
                 continue
             }
@@ -100,7 +102,7 @@ public actor IngestGate {
             let reply = transport.post(endpoint: lane.endpoint, source: lane.source, items: Array(part), credential: credential)
             switch reply {
             case .stored(let accepted, let duplicates):
-                do { try store.delivered(Array(part)) } catch { report.stop = .storeFailed(error.description); return .stopAll }
+                do { try store.delivered(part) } catch { report.stop = .storeFailed(error.description); return .stopAll }
                 if accepted + duplicates != part.count {
                     Log.warning("\(transport.name) counted \(accepted + duplicates) of \(part.count) items for \(lane); treating the batch as stored")
                 }
@@ -113,7 +115,7 @@ public actor IngestGate {
 
             case .badRequest(let message, let index):
                 if part.count == 1 {
-                    do { try store.deadLetter(Array(part), error: message) } catch { report.stop = .storeFailed(error.description); return .stopAll }
+                    do { try store.deadLetter(part, error: message) } catch { report.stop = .storeFailed(error.description); return .stopAll }
                     report.deadLettered += 1
                     Log.warning("\(lane): the node refused item \(part.first!.key.prefix(80)): \(message); kept in dead letters")
                 } else if let index, index >= 0, index < part.count {
@@ -128,7 +130,7 @@ public actor IngestGate {
 
             case .tooLarge:
                 if part.count == 1 {
-                    do { try store.deadLetter(Array(part), error: "larger than the node accepts (413)") } catch { report.stop = .storeFailed(error.description); return .stopAll }
+                    do { try store.deadLetter(part, error: "larger than the node accepts (413)") } catch { report.stop = .storeFailed(error.description); return .stopAll }
                     report.deadLettered += 1
                     Log.warning("\(lane): item \(part.first!.key.prefix(80)) is larger than the node accepts; kept in dead letters")
                 } else {

@@ -9,20 +9,21 @@ public struct Item: Sendable, Hashable {
     public var deleted: Bool
     public var fields: [String: JSONValue]
 
-    /// - Parameter version: the content state; `nil` lets `Item` use a hash of `fields`,
-    ///   so an edit goes out as an update and an unchanged re-scan is a duplicate.
-    public init(endpoint: Endpoint, key: String, version: String? = nil, fields: [String: JSONValue]) {
+    /// - Parameters:
+    ///   - version: the content state; `nil` lets `Item` use a hash of `fields`, so an edit
+    ///     goes out as an update and an unchanged re-scan is a duplicate.
+    ///   - versioned: false for things that never change (a capture): no version is sent.
+    public init(endpoint: Endpoint, key: String, version: String? = nil, versioned: Bool = true, fields: [String: JSONValue]) {
         self.endpoint = endpoint
         self.key = key
         self.fields = fields.filter { $0.value != .null || Item.nullableFields.contains($0.key) }
-        self.version = version ?? Digest.sha256Hex(JSONValue.object(self.fields).encoded, length: 16)
+        self.version = versioned ? version ?? Digest.sha256Hex(JSONValue.object(self.fields).encoded, length: 16) : nil
         self.deleted = false
     }
 
     /// The thing is gone at the source.
     public static func tombstone(endpoint: Endpoint, key: String) -> Item {
-        var item = Item(endpoint: endpoint, key: key, version: "", fields: [:])
-        item.version = nil
+        var item = Item(endpoint: endpoint, key: key, versioned: false, fields: [:])
         item.deleted = true
         return item
     }

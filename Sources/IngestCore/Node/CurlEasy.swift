@@ -23,9 +23,6 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
 }
 
-/// Initialises libcurl once per process, before the first handle (curl_global_init is not thread-safe).
-private let curlGlobal: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
 /// One libcurl easy handle, reused for every request so the connection stays alive.
 /// One owner, freed once; not Sendable, so it stays on one task (the gate's).
 public final class CurlEasy {
@@ -43,9 +40,10 @@ public final class CurlEasy {
     }
 
     public init(_ options: Options) throws(CurlError) {
-        _ = curlGlobal
         box.maxBody = options.maxResponseBytes
-        guard let h = curl_easy_init() else { throw CurlError(code: -1, message: "curl_easy_init failed") }
+        guard let h = ccurl_easy_init() else {
+            throw CurlError(code: -1, message: "cannot load libcurl.so.4 (install libcurl4)")
+        }
         handle = OpaquePointer(h)
         ccurl_setopt_long(raw, CURLOPT_NOSIGNAL, 1)
         ccurl_setopt_long(raw, CURLOPT_FOLLOWLOCATION, 0)              // never carry the token to another host
@@ -91,8 +89,8 @@ public final class CurlEasy {
         box.headers = [:]
         ccurl_setopt_string(raw, CURLOPT_URL, url)
         var list: OpaquePointer? = nil
-        for h in headers + ["Expect:"] { list = OpaquePointer(curl_slist_append(UnsafeMutablePointer(list), h)) }
-        defer { curl_slist_free_all(UnsafeMutablePointer(list)) }
+        for h in headers + ["Expect:"] { list = OpaquePointer(ccurl_slist_append(UnsafeMutablePointer(list), h)) }
+        defer { ccurl_slist_free_all(UnsafeMutablePointer(list)) }
         ccurl_setopt_slist(raw, CURLOPT_HTTPHEADER, UnsafeMutablePointer(list))
         let code: CURLcode
         if let body {
@@ -100,15 +98,15 @@ public final class CurlEasy {
                 ccurl_setopt_long(raw, CURLOPT_POST, 1)
                 ccurl_setopt_long(raw, CURLOPT_POSTFIELDSIZE, buf.count)
                 ccurl_setopt_pointer(raw, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: buf.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
-                let rc = curl_easy_perform(raw)
+                let rc = ccurl_easy_perform(raw)
                 ccurl_setopt_pointer(raw, CURLOPT_POSTFIELDS, nil)   // the buffer is gone after this closure
                 return rc
             }
         } else {
             ccurl_setopt_long(raw, CURLOPT_HTTPGET, 1)
-            code = curl_easy_perform(raw)
+            code = ccurl_easy_perform(raw)
         }
-        guard code == CURLE_OK else { throw CurlError(code: Int32(code.rawValue), message: String(cString: curl_easy_strerror(code))) }
+        guard code == CURLE_OK else { throw CurlError(code: Int32(code.rawValue), message: String(cString: ccurl_easy_strerror(code))) }
         var status = 0
         ccurl_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status)
         return HTTPResponse(status: status, headers: box.headers, body: box.body)
@@ -116,11 +114,11 @@ public final class CurlEasy {
 
     /// An HTTP date (`Retry-After: Wed, 21 Oct 2026 07:28:00 GMT`), parsed by `curl_getdate`.
     public static func parseHTTPDate(_ text: String) -> Date? {
-        let t = curl_getdate(text, nil)
+        let t = ccurl_getdate(text)
         return t < 0 ? nil : Date(timeIntervalSince1970: Double(t))
     }
 
-    deinit { curl_easy_cleanup(raw) }
+    deinit { ccurl_easy_cleanup(raw) }
 }
 
 /// Where libcurl's callbacks put the reply; reused across requests.

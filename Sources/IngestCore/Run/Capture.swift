@@ -9,10 +9,8 @@ public enum CaptureQueue {
     public static func items(_ texts: [String], via: String, at date: Date = Date()) -> [Item] {
         let capturedAt = date.rfc3339
         return texts.map { text in
-            var item = Item(endpoint: .capture, key: UUID().uuidString.lowercased(),
-                            fields: ["text": .string(text), "captured_at": .string(capturedAt), "via": .string(via)])
-            item.version = nil                                  // a capture never changes
-            return item
+            Item(endpoint: .capture, key: UUID().uuidString.lowercased(), versioned: false,   // a capture never changes
+                 fields: ["text": .string(text), "captured_at": .string(capturedAt), "via": .string(via)])
         }
     }
 

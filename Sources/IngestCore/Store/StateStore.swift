@@ -1,9 +1,10 @@
 import FoundationEssentials
+import Synchronization
 
 /// One queued item, as the gate reads it back from the outbox.
 public struct OutboxEntry: Sendable {
     public var id: Int64
-    public var rev: Int64
+    public var lane: Int64
     public var endpoint: Endpoint
     public var source: String
     public var adapter: String
@@ -16,6 +17,8 @@ public struct OutboxEntry: Sendable {
 
 /// A stream of items for one `(endpoint, source)`: the unit of fair draining.
 public struct Lane: Sendable, Hashable, CustomStringConvertible {
+    /// The row id in the `lanes` table; outbox rows carry it instead of two strings.
+    public var id: Int64
     public var endpoint: Endpoint
     public var source: String
     public var description: String { "\(endpoint.rawValue)/\(source)" }
@@ -29,6 +32,7 @@ public struct Lane: Sendable, Hashable, CustomStringConvertible {
 public final class StateStore: Sendable {
     public let db: SQLiteDatabase
     public var path: String { db.path }
+    private let laneIDs = Mutex<[String: Int64]>([:])
 
     static let schemaVersion: Int64 = 1
 
@@ -59,16 +63,19 @@ public final class StateStore: Sendable {
     }
 
     private func migrate() throws(SQLiteError) {
+        // The common case, an existing store, must not take the write lock just to look.
+        guard try db.withConnection({ (c) throws(SQLiteError) -> Int64 in try c.scalar("PRAGMA user_version") }) < StateStore.schemaVersion else { return }
         try db.transaction { (c) throws(SQLiteError) in
             guard try c.scalar("PRAGMA user_version") < StateStore.schemaVersion else { return }
             try c.execute("""
+                -- Rows are only ever inserted (AUTOINCREMENT ids grow) and deleted, never updated, so a
+                -- batch is a contiguous id range of its lane and leaves with one range delete.
+                CREATE TABLE lanes(id INTEGER PRIMARY KEY, endpoint TEXT NOT NULL, source TEXT NOT NULL, UNIQUE(endpoint, source));
                 CREATE TABLE outbox(
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    endpoint TEXT NOT NULL, source TEXT NOT NULL, adapter TEXT NOT NULL,
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, lane INTEGER NOT NULL, adapter TEXT NOT NULL,
                     key TEXT NOT NULL, version TEXT, deleted INTEGER NOT NULL DEFAULT 0,
-                    body BLOB NOT NULL, rev INTEGER NOT NULL DEFAULT 0, enqueued_at REAL NOT NULL,
-                    UNIQUE(endpoint, source, key));
-                CREATE INDEX outbox_lane ON outbox(endpoint, source, id);
+                    body BLOB NOT NULL, enqueued_at REAL NOT NULL);
+                CREATE INDEX outbox_lane ON outbox(lane, id);
                 CREATE TABLE anchors(adapter TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
                     PRIMARY KEY(adapter, key)) WITHOUT ROWID;
                 CREATE TABLE adapter_stats(adapter TEXT PRIMARY KEY, type TEXT NOT NULL,
@@ -91,23 +98,23 @@ public final class StateStore: Sendable {
     // MARK: - Queueing
 
     /// Queues `items` from adapter instance `adapter` and applies its anchor changes, in one
-    /// transaction. An item already queued under the same key is replaced by the newer one.
-    /// - Returns: how many rows were new or changed.
+    /// transaction. Adapters queue only what changed (their anchors say what that is); a re-sent
+    /// item is harmless because the node dedups on key and version.
+    /// - Returns: how many items were queued.
     @discardableResult
     public func commit(adapter: String, source: String, items: [Item], anchor: AnchorChanges) throws(StoreError) -> Int {
         let now = Date().timeIntervalSince1970
         return try wrap { () throws(SQLiteError) -> Int in
             try db.transaction { (c) throws(SQLiteError) -> Int in
-                var changed = 0
+                var lanes: [Endpoint: Int64] = [:]
                 for item in items {
-                    changed += try c.run("""
-                        INSERT INTO outbox(endpoint, source, adapter, key, version, deleted, body, enqueued_at)
-                        VALUES(?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT(endpoint, source, key) DO UPDATE SET version = excluded.version,
-                            deleted = excluded.deleted, body = excluded.body, adapter = excluded.adapter, rev = outbox.rev + 1
-                        WHERE outbox.body IS NOT excluded.body
-                        """, [.text(item.endpoint.rawValue), .text(source), .text(adapter), .text(item.key),
-                              item.version.map(SQLValue.text) ?? .null, .int(item.deleted ? 1 : 0), .blob(item.json), .double(now)])
+                    let lane: Int64
+                    if let known = lanes[item.endpoint] { lane = known } else {
+                        lane = try laneID(item.endpoint, source, c); lanes[item.endpoint] = lane
+                    }
+                    try c.run("INSERT INTO outbox(lane, adapter, key, version, deleted, body, enqueued_at) VALUES(?, ?, ?, ?, ?, ?, ?)",
+                              [.int(lane), .text(adapter), .text(item.key), item.version.map(SQLValue.text) ?? .null,
+                               .int(item.deleted ? 1 : 0), .blob(item.json), .double(now)])
                 }
                 for (key, value) in anchor.updates {
                     try c.run("INSERT OR REPLACE INTO anchors(adapter, key, value) VALUES(?, ?, ?)", [.text(adapter), .text(key), .blob(Array(value))])
@@ -115,9 +122,18 @@ public final class StateStore: Sendable {
                 for key in anchor.removals {
                     try c.run("DELETE FROM anchors WHERE adapter = ? AND key = ?", [.text(adapter), .text(key)])
                 }
-                return changed
+                return items.count
             }
         }
+    }
+
+    private func laneID(_ endpoint: Endpoint, _ source: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) -> Int64 {
+        let name = endpoint.rawValue + "/" + source
+        if let id = laneIDs.withLock({ $0[name] }) { return id }
+        try c.run("INSERT OR IGNORE INTO lanes(endpoint, source) VALUES(?, ?)", [.text(endpoint.rawValue), .text(source)])
+        let id = try c.scalar("SELECT id FROM lanes WHERE endpoint = ? AND source = ?", [.text(endpoint.rawValue), .text(source)])
+        laneIDs.withLock { $0[name] = id }
+        return id
     }
 
     // MARK: - Anchors
@@ -155,11 +171,20 @@ public final class StateStore: Sendable {
         try wrap { () throws(SQLiteError) -> [Lane] in
             try db.withConnection { (c) throws(SQLiteError) -> [Lane] in
                 var lanes: [Lane] = []
-                try c.query("SELECT DISTINCT endpoint, source FROM outbox") { r in
-                    if let e = Endpoint(rawValue: r.text(0) ?? "") { lanes.append(Lane(endpoint: e, source: r.text(1) ?? "")) }
+                try c.query("SELECT id, endpoint, source FROM lanes l WHERE EXISTS (SELECT 1 FROM outbox WHERE lane = l.id) ORDER BY id") { r in
+                    if let e = Endpoint(rawValue: r.text(1) ?? "") { lanes.append(Lane(id: r.int(0), endpoint: e, source: r.text(2) ?? "")) }
                     return true
                 }
                 return lanes
+            }
+        }
+    }
+
+    /// Whether any `endpoint` item is queued: cheap enough to ask before every batch.
+    public func hasQueued(_ endpoint: Endpoint) throws(StoreError) -> Bool {
+        try wrap { () throws(SQLiteError) -> Bool in
+            try db.withConnection { (c) throws(SQLiteError) -> Bool in
+                try c.scalar("SELECT EXISTS (SELECT 1 FROM lanes l JOIN outbox o ON o.lane = l.id WHERE l.endpoint = ?)", [.text(endpoint.rawValue)]) != 0
             }
         }
     }
@@ -172,15 +197,15 @@ public final class StateStore: Sendable {
                 var batch: [OutboxEntry] = []
                 var bytes = 0
                 try c.query("""
-                    SELECT id, rev, adapter, key, version, deleted, body FROM outbox
-                    WHERE endpoint = ? AND source = ? AND id > ? ORDER BY id LIMIT ?
-                    """, [.text(lane.endpoint.rawValue), .text(lane.source), .int(afterID), .int(Int64(maxItems))]) { r in
-                    let body = r.blob(6)
+                    SELECT id, adapter, key, version, deleted, body FROM outbox
+                    WHERE lane = ? AND id > ? ORDER BY id LIMIT ?
+                    """, [.int(lane.id), .int(afterID), .int(Int64(maxItems))]) { r in
+                    let body = r.blob(5)
                     if !batch.isEmpty && bytes + body.count + 1 > maxBytes { return false }
                     bytes += body.count + 1
-                    batch.append(OutboxEntry(id: r.int(0), rev: r.int(1), endpoint: lane.endpoint, source: lane.source,
-                                             adapter: r.text(2) ?? "", key: r.text(3) ?? "", version: r.text(4),
-                                             deleted: r.int(5) != 0, body: body))
+                    batch.append(OutboxEntry(id: r.int(0), lane: lane.id, endpoint: lane.endpoint, source: lane.source,
+                                             adapter: r.text(1) ?? "", key: r.text(2) ?? "", version: r.text(3),
+                                             deleted: r.int(4) != 0, body: body))
                     return true
                 }
                 return batch
@@ -189,16 +214,20 @@ public final class StateStore: Sendable {
     }
 
     /// The node stored these (200): drop them from the outbox and count them as synced.
-    /// A row that was replaced by a newer version meanwhile (its `rev` moved) stays queued.
-    public func delivered(_ entries: [OutboxEntry]) throws(StoreError) {
+    /// `entries` is a run of one lane in id order (a batch or a slice of one), so one range delete does it.
+    public func delivered(_ entries: some Collection<OutboxEntry>) throws(StoreError) {
+        guard let first = entries.first else { return }
         let now = Date().timeIntervalSince1970
+        var perAdapter: [String: Int] = [:]
+        var last = first.id
+        for e in entries {
+            precondition(e.lane == first.lane && e.id >= last, "delivered() takes one lane's entries in id order")
+            last = e.id
+            perAdapter[e.adapter, default: 0] += 1
+        }
         try wrap { () throws(SQLiteError) in
             try db.transaction { (c) throws(SQLiteError) in
-                var perAdapter: [String: Int] = [:]
-                for e in entries {
-                    try c.run("DELETE FROM outbox WHERE id = ? AND rev = ?", [.int(e.id), .int(e.rev)])
-                    perAdapter[e.adapter, default: 0] += 1
-                }
+                try c.run("DELETE FROM outbox WHERE lane = ? AND id BETWEEN ? AND ?", [.int(first.lane), .int(first.id), .int(last)])
                 for (adapter, count) in perAdapter {
                     try c.run("""
                         INSERT INTO adapter_stats(adapter, type, synced_count, last_synced) VALUES(?, '', ?, ?)
@@ -210,14 +239,14 @@ public final class StateStore: Sendable {
     }
 
     /// The node refused these for good (400): move them to the dead-letter table with its message.
-    public func deadLetter(_ entries: [OutboxEntry], error: String) throws(StoreError) {
+    public func deadLetter(_ entries: some Collection<OutboxEntry>, error: String) throws(StoreError) {
         let now = Date().timeIntervalSince1970
         try wrap { () throws(SQLiteError) in
             try db.transaction { (c) throws(SQLiteError) in
                 for e in entries {
                     try c.run("INSERT INTO dead_letters(endpoint, source, adapter, key, body, error, failed_at) VALUES(?, ?, ?, ?, ?, ?, ?)",
                               [.text(e.endpoint.rawValue), .text(e.source), .text(e.adapter), .text(e.key), .blob(e.body), .text(error), .double(now)])
-                    try c.run("DELETE FROM outbox WHERE id = ? AND rev = ?", [.int(e.id), .int(e.rev)])
+                    try c.run("DELETE FROM outbox WHERE id = ?", [.int(e.id)])
                 }
             }
         }
@@ -278,7 +307,7 @@ public final class StateStore: Sendable {
     // MARK: - Status
 
     public func outboxDepth() throws(StoreError) -> [Endpoint: Int] {
-        try countByEndpoint("SELECT endpoint, count(*) FROM outbox GROUP BY endpoint")
+        try countByEndpoint("SELECT l.endpoint, count(*) FROM outbox o JOIN lanes l ON l.id = o.lane GROUP BY l.endpoint")
     }
 
     public func deadLetterCounts() throws(StoreError) -> [Endpoint: Int] {

@@ -20,22 +20,25 @@ public enum FileSystem {
     /// `~` and `$HOME` at the start of a path become the home directory; `$VAR/…` takes the
     /// environment value (for `$CREDENTIALS_DIRECTORY/hearthloom.token` under systemd).
     public static func expandPath(_ path: String) -> String {
-        let env = ProcessInfo.processInfo.environment
         if path == "~" { return home }
         if path.hasPrefix("~/") { return home + path.dropFirst(1) }
         if path.hasPrefix("$") {
             let name = path.dropFirst().prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-            let value = name == "HOME" ? home : env[String(name)]
+            let value = name == "HOME" ? home : FileSystem.environment(String(name))
             if let value { return value + path.dropFirst(1 + name.count) }
         }
         return path
     }
 
     public static var home: String {
-        if let h = ProcessInfo.processInfo.environment["HOME"], !h.isEmpty { return h }
+        if let h = environment("HOME"), !h.isEmpty { return h }
         if let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir { return String(cString: dir) }
         return "/"
     }
+
+    /// One variable, read with `getenv`: building `ProcessInfo.environment` costs more than a
+    /// capture's whole SQLite transaction.
+    public static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 

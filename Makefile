@@ -1,0 +1,66 @@
+# hearthloom-ingest — the two commands for a fresh Debian 12 machine:
+#   make run    install packages, build, one pass against the embedded local node, then status
+#   make test   install packages, build, run every test
+SHELL := /bin/bash
+PREFIX ?= $(HOME)/.local
+SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
+BIN_DEBUG = .build/debug/hearthloom-ingest
+BIN = .build/release/hearthloom-ingest
+UNIT_DIR ?= $(HOME)/.config/systemd/user
+
+# Build and library packages, then what the tests run against.
+APT_BUILD = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libsystemd-dev libical-dev libgps-dev
+APT_TEST = python3 openssl sqlite3 libimage-exiftool-perl imagemagick libheif-examples libavif-bin webp
+APT_BENCH = time hyperfine
+
+# The user's config when there is one, else the repo's demo config (fixtures/demo).
+USER_CONFIG := $(or $(HEARTHLOOM_CONFIG_DIR),$(XDG_CONFIG_HOME),$(HOME)/.config)$(if $(HEARTHLOOM_CONFIG_DIR),,/hearthloom)
+RUN_CONFIG := $(if $(wildcard $(USER_CONFIG)/node.conf $(USER_CONFIG)/adapters.d),$(USER_CONFIG),$(CURDIR)/fixtures/demo)
+RUN_STATE := $(if $(filter $(CURDIR)/fixtures/demo,$(RUN_CONFIG)),$(CURDIR)/.build/demo-state,)
+
+.PHONY: deps build release run test bench install uninstall clean
+
+deps:
+	@missing=$$(for p in $(APT_BUILD) $(APT_TEST) $(APT_BENCH); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+# The Swift runtime is linked statically: it saves ~3 ms of loading on every start.
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+
+run: release
+	@echo "config: $(RUN_CONFIG)"
+	$(BIN) run --config-dir "$(RUN_CONFIG)" $(if $(RUN_STATE),--state-dir "$(RUN_STATE)")
+	@echo
+	$(BIN) status --config-dir "$(RUN_CONFIG)" $(if $(RUN_STATE),--state-dir "$(RUN_STATE)")
+
+test: build
+	$(SWIFT) build --build-tests
+	python3 -m unittest discover -s tools/testnode -q
+	$(SWIFT) test --skip-build
+
+bench: release
+	bench/run.sh
+
+install: release
+	install -Dm755 $(BIN) "$(DESTDIR)$(PREFIX)/bin/hearthloom-ingest"
+	install -Dm644 README.md "$(DESTDIR)$(PREFIX)/share/doc/hearthloom-ingest/README.md"
+	install -d "$(DESTDIR)$(PREFIX)/share/doc/hearthloom-ingest/adapters.d"
+	install -m644 adapters.d/*.conf "$(DESTDIR)$(PREFIX)/share/doc/hearthloom-ingest/adapters.d/"
+	for u in systemd/*.service systemd/*.timer; do \
+		sed "s|%h/.local/bin|$(PREFIX)/bin|" $$u | install -Dm644 /dev/stdin "$(DESTDIR)$(UNIT_DIR)/$$(basename $$u)"; done
+	@echo "installed; enable the timer with: systemctl --user daemon-reload && systemctl --user enable --now hearthloom-ingest.timer"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/hearthloom-ingest" $(addprefix "$(DESTDIR)$(UNIT_DIR)/",hearthloom-ingest.service hearthloom-ingest.timer hearthloom-ingest-watch.service)
+	rm -rf "$(DESTDIR)$(PREFIX)/share/doc/hearthloom-ingest"
+
+clean:
+	rm -rf .build
