@@ -19,13 +19,26 @@ let package = Package(
             name: "IngestCore",
             dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto"]
         ),
+        // One folder per adapter; each ships its sample config, embedded so `adapters` and the
+        // example in adapters.d/ cannot disagree (a test checks the copy).
+        .target(
+            name: "Adapters",
+            dependencies: ["IngestCore"],
+            exclude: ["Photos/README.md"],
+            resources: [.embedInCode("Photos/photos.conf")]
+        ),
         .executableTarget(
             name: "hearthloom-ingest",
-            dependencies: ["IngestCore"]
+            dependencies: ["IngestCore", "Adapters"]
         ),
         .testTarget(
             name: "IngestCoreTests",
             dependencies: ["IngestCore"]
+        ),
+        .testTarget(
+            name: "AdaptersTests",
+            dependencies: ["Adapters", "IngestCore"],
+            exclude: ["Photos/make-fixtures.sh"]
         ),
         .testTarget(
             name: "Integration",

@@ -1,5 +1,7 @@
+import Adapters
 import IngestCore
 
 /// The adapter types this build has: one line per adapter.
 let registeredAdapters: [any DeviceAdapter.Type] = [
+    PhotosAdapter.self,
 ]

@@ -1,0 +1,68 @@
+import Glibc
+
+/// The single owner of one read-only file descriptor, and the only place bytes leave the disk.
+///
+/// Funnelling every read through `read(at:count:)` keeps the safety limits in one spot:
+/// no read may reach past the size seen at open, and the total read from one file is
+/// capped by `budget`, so a hostile or corrupt file can never make the reader slurp a
+/// whole raw file or loop on ever-new offsets.
+final class BoundedFile {
+    /// Metadata never needs more than this; anything asking for more is broken or hostile.
+    static let defaultBudget = 4 << 20
+
+    /// File size in bytes when it was opened.
+    let size: Int
+    let budget: Int
+    /// Total bytes returned by `pread` so far: the cost of reading this file's metadata.
+    private(set) var bytesRead = 0
+    private let descriptor: Int32
+
+    init(path: String, budget: Int = BoundedFile.defaultBudget) throws(PhotoReadError) {
+        // O_NONBLOCK keeps open() from waiting forever on a FIFO; it changes nothing for regular files.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw PhotoReadError.system("cannot open file", errno: errno) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw PhotoReadError.system("cannot stat file", errno: code)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw PhotoReadError("not a regular file")
+        }
+        self.descriptor = descriptor
+        self.size = Int(info.st_size)
+        self.budget = budget
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Exactly `count` bytes starting at `offset`, or an error; never a short result.
+    func read(at offset: Int, count: Int) throws(PhotoReadError) -> [UInt8] {
+        guard offset >= 0, count >= 0, offset <= size, count <= size - offset else {
+            throw PhotoReadError("read of \(count) bytes at offset \(offset.hex) is outside the file (size \(size))")
+        }
+        guard count <= budget - bytesRead else {
+            throw PhotoReadError("reading \(count) more bytes at offset \(offset.hex) would exceed the \(budget >> 20) MiB metadata read budget")
+        }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let result = buffer.withUnsafeMutableBytes { raw in
+                pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset + done))
+            }
+            if result > 0 {
+                done += result
+            } else if result == 0 {
+                throw PhotoReadError("file ended at offset \((offset + done).hex) while reading; it shrank after it was opened")
+            } else if errno != EINTR {
+                throw PhotoReadError.system("read failed at offset \((offset + done).hex)", errno: errno)
+            }
+        }
+        bytesRead += count
+        return buffer
+    }
+}

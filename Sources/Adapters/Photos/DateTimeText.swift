@@ -1,0 +1,209 @@
+/// A date-time string taken apart: wall time, the sub-second digits and the zone offset.
+struct ParsedDateTime {
+    /// Whole seconds; the fraction is kept as written in `fraction`.
+    var dateTime: LocalDateTime
+    /// Digits after the decimal point, e.g. "25" for "07.25".
+    var fraction: String?
+    /// Normalised "+HH:MM", when the string carried a zone.
+    var offset: String?
+    var offsetSeconds: Int?
+
+    /// The same moment in UTC with the fraction folded into nanoseconds; a string without
+    /// a zone is taken as UTC already, which is what XMP's GPSTimeStamp is defined to be.
+    var utc: LocalDateTime {
+        var result = dateTime.shifted(bySeconds: -(offsetSeconds ?? 0))
+        result.nanosecond = DateTimeText.nanoseconds(fromDigits: fraction ?? "")
+        return result
+    }
+}
+
+/// Parsing of the date, time and offset spellings found in Exif and XMP.
+///
+/// One tolerant parser serves both: Exif writes "2021:03:04 05:06:07" while XMP writes
+/// ISO 8601 "2021-03-04T05:06:07.25+05:30", and real files mix separators, omit seconds,
+/// or fill unknown dates with blanks or zeros (which must come out as nil, not year 0).
+enum DateTimeText {
+    static func parse(_ text: String) -> ParsedDateTime? {
+        var scanner = Scanner(text.trimmed)
+        guard let year = scanner.number(digits: 4...4), scanner.take(":-"),
+              let month = scanner.number(digits: 1...2), scanner.take(":-"),
+              let day = scanner.number(digits: 1...2), scanner.take("T "),
+              let hour = scanner.number(digits: 1...2), scanner.take(":"),
+              let minute = scanner.number(digits: 1...2) else { return nil }
+        var second = 0
+        var fraction: String?
+        if scanner.take(":") {
+            guard let value = scanner.number(digits: 1...2) else { return nil }
+            second = value
+            if scanner.take(".,") {
+                guard let digits = scanner.digitRun(maxLength: 18) else { return nil }
+                fraction = digits
+            }
+        }
+        scanner.skipSpaces()
+        var zone: (text: String, seconds: Int)?
+        if !scanner.atEnd {
+            guard let parsed = scanner.offset() else { return nil }
+            zone = parsed
+        }
+        guard scanner.atEnd,
+              let dateTime = validated(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        else { return nil }
+        return ParsedDateTime(dateTime: dateTime, fraction: fraction, offset: zone?.text, offsetSeconds: zone?.seconds)
+    }
+
+    /// An Exif OffsetTime value ("+02:00", "+0200", "+02", "Z") as "+HH:MM"; nil for blanks.
+    static func offset(_ text: String) -> String? {
+        var scanner = Scanner(text.trimmed)
+        guard let zone = scanner.offset(), scanner.atEnd else { return nil }
+        return zone.text
+    }
+
+    /// SubSecTime digits with padding removed; nil unless only digits remain.
+    static func subSecond(_ text: String) -> String? {
+        let digits = text.trimmed
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return digits
+    }
+
+    /// UTC fix time from Exif GPSDateStamp ("2021:03:04") and GPSTimeStamp (hour, minute, second rationals).
+    static func gpsTimestamp(dateStamp: String?, time: [Double?]?) -> LocalDateTime? {
+        guard let dateStamp, let time, time.count >= 3,
+              let hour = time[0], let minute = time[1], let second = time[2],
+              hour == hour.rounded(.down), minute == minute.rounded(.down),
+              (0..<60).contains(second) else { return nil }
+        var scanner = Scanner(dateStamp.trimmed)
+        guard let year = scanner.number(digits: 4...4), scanner.take(":-"),
+              let month = scanner.number(digits: 1...2), scanner.take(":-"),
+              let day = scanner.number(digits: 1...2), scanner.atEnd,
+              (0..<24).contains(hour), (0..<60).contains(minute),
+              var result = validated(year: year, month: month, day: day, hour: Int(hour), minute: Int(minute), second: Int(second))
+        else { return nil }
+        result.nanosecond = min(Int(((second - second.rounded(.down)) * 1e9).rounded()), 999_999_999)
+        return result
+    }
+
+    /// Nanoseconds from fraction digits: "25" is 250_000_000; digits past the ninth are dropped.
+    static func nanoseconds(fromDigits digits: String) -> Int {
+        var value = 0
+        var scale = 0
+        for byte in digits.utf8.prefix(9) {
+            value = value * 10 + Int(byte - 0x30)
+            scale += 1
+        }
+        for _ in scale..<9 { value *= 10 }
+        return value
+    }
+
+    /// A LocalDateTime only if every field is in range for a real calendar date.
+    static func validated(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> LocalDateTime? {
+        guard (1...9999).contains(year), (1...12).contains(month),
+              (1...CivilCalendar.daysIn(month: month, year: year)).contains(day),
+              (0..<24).contains(hour), (0..<60).contains(minute), (0..<60).contains(second) else { return nil }
+        return LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// Reads ASCII fields off a date string one token at a time.
+    private struct Scanner {
+        private let bytes: [UInt8]
+        private var index = 0
+
+        init(_ text: String) {
+            bytes = Array(text.utf8)
+        }
+
+        var atEnd: Bool { index == bytes.count }
+
+        /// Consumes one byte if it is one of `choices`.
+        mutating func take(_ choices: String) -> Bool {
+            guard index < bytes.count, choices.utf8.contains(bytes[index]) else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func skipSpaces() {
+            while index < bytes.count, bytes[index] == 0x20 { index += 1 }
+        }
+
+        /// Up to `maxLength` consecutive digits as text, nil when there are none.
+        mutating func digitRun(maxLength: Int) -> String? {
+            let start = index
+            while index < bytes.count, index - start < maxLength, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
+        }
+
+        mutating func number(digits: ClosedRange<Int>) -> Int? {
+            let start = index
+            guard let run = digitRun(maxLength: digits.upperBound), digits.contains(run.utf8.count) else {
+                index = start
+                return nil
+            }
+            return Int(run)
+        }
+
+        /// "Z", "+HH", "+HHMM" or "+HH:MM" as normalised text and signed seconds east of UTC.
+        mutating func offset() -> (text: String, seconds: Int)? {
+            if take("Zz") { return ("+00:00", 0) }
+            let negative = index < bytes.count && bytes[index] == 0x2D
+            guard take("+-"), let hours = number(digits: 2...2), hours <= 18 else { return nil }
+            var minutes = 0
+            if !atEnd {
+                _ = take(":")
+                guard let value = number(digits: 2...2), value < 60 else { return nil }
+                minutes = value
+            }
+            let text = (negative ? "-" : "+") + (hours < 10 ? "0" : "") + String(hours) + ":" + (minutes < 10 ? "0" : "") + String(minutes)
+            let seconds = (hours * 3600 + minutes * 60) * (negative ? -1 : 1)
+            return (text, seconds)
+        }
+    }
+}
+
+/// Proleptic Gregorian day arithmetic, needed only to move an XMP time with a zone offset
+/// to UTC across a day, month or year boundary without pulling in Foundation.
+enum CivilCalendar {
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 (Hinnant's days_from_civil, years shifted to start in March).
+    static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Inverse of `days(year:month:day:)`.
+    static func date(days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+extension LocalDateTime {
+    /// This wall time moved by a whole number of seconds, carrying into the date.
+    func shifted(bySeconds delta: Int) -> LocalDateTime {
+        let total = CivilCalendar.days(year: year, month: month, day: day) * 86_400
+            + hour * 3600 + minute * 60 + second + delta
+        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+        let secondOfDay = total - days * 86_400
+        let date = CivilCalendar.date(days: days)
+        return LocalDateTime(year: date.year, month: date.month, day: date.day,
+                             hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60,
+                             second: secondOfDay % 60, nanosecond: nanosecond)
+    }
+}

@@ -1,0 +1,96 @@
+/// Reads location, capture time and camera identity from a photo or an XMP sidecar.
+///
+/// The format is decided from the file's first bytes, not its name, because photos are
+/// routinely misnamed (a PNG called .jpg, a HEIC renamed to .jpeg by a phone export).
+/// Only the metadata bytes are read, by bounded offset reads through `BoundedFile`.
+public enum PhotoGeotagReader {
+    /// Read once up front; it covers the metadata of nearly every JPEG, HEIF and TIFF.
+    static let headSize = 64 << 10
+
+    /// Reads the metadata of the file at `path`.
+    ///
+    /// Sniffs the format from the first bytes (not the extension), except `.xmp` sidecars by extension.
+    /// A packet starting with `<?xpacket` or `<x:xmpmeta` is recognised as XMP whatever its name.
+    /// - Returns: the metadata, the detected format, and how many bytes were read from disk.
+    /// - Throws: `PhotoReadError` with a one-line reason for unreadable, unrecognised or corrupt files.
+    public static func read(path: String) throws(PhotoReadError) -> (PhotoMetadata, PhotoFormat, bytesRead: Int) {
+        let file = try BoundedFile(path: path)
+        guard file.size > 0 else { throw PhotoReadError("file is empty") }
+        let bytes = try FileBytes(file: file, headSize: headSize)
+        let format = isSidecar(path) ? .xmp : try sniff(bytes.head)
+        let blocks: MetadataBlocks
+        switch format {
+        case .jpeg: blocks = try JPEGReader.blocks(in: bytes)
+        case .png: blocks = try PNGReader.blocks(in: bytes)
+        case .webp: blocks = try WebPReader.blocks(in: bytes)
+        case .heif: blocks = try ISOBMFFReader.blocks(in: bytes)
+        case .tiff: blocks = MetadataBlocks(exif: bytes)
+        case .xmp: blocks = MetadataBlocks(xmp: try sidecarPacket(in: bytes))
+        }
+        return (try blocks.metadata(), format, file.bytesRead)
+    }
+
+    /// Combines a photo's own metadata with its sidecar's.
+    ///
+    /// The sidecar's GPS fields (latitude/longitude, altitude, horizontal error) win, because
+    /// a sidecar is where a user's corrected or added geotag lives; every other sidecar
+    /// field only fills a gap, because the camera's own record is the better witness.
+    public static func merge(file: PhotoMetadata, sidecar: PhotoMetadata) -> PhotoMetadata {
+        var merged = file.fillingGaps(from: sidecar)
+        if sidecar.latitude != nil, sidecar.longitude != nil {
+            merged.latitude = sidecar.latitude
+            merged.longitude = sidecar.longitude
+        }
+        merged.altitudeM = sidecar.altitudeM ?? file.altitudeM
+        merged.horizontalErrorM = sidecar.horizontalErrorM ?? file.horizontalErrorM
+        return merged
+    }
+
+    private static func isSidecar(_ path: String) -> Bool {
+        path.lowercased().hasSuffix(".xmp")
+    }
+
+    /// A whole XMP file, which (unlike a photo) is all metadata.
+    private static func sidecarPacket(in file: FileBytes) throws(PhotoReadError) -> [UInt8] {
+        guard file.count <= XMPReader.maxPacketSize else {
+            throw PhotoReadError("XMP sidecar of \(file.count) bytes exceeds the \(XMPReader.maxPacketSize >> 20) MiB limit")
+        }
+        let packet = Array(try file.bytes(at: 0, count: file.count))
+        guard XMPReader.looksLikeXMP(packet) else {
+            throw PhotoReadError("not an XMP sidecar: no RDF namespace found")
+        }
+        return packet
+    }
+
+    /// The format implied by the leading magic bytes.
+    static func sniff(_ head: [UInt8]) throws(PhotoReadError) -> PhotoFormat {
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + magic.count && head[offset..<(offset + magic.count)].elementsEqual(magic)
+        }
+        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        // Classic TIFF, BigTIFF (rejected with a reason by TIFFReader), ORF and RW2 variants;
+        // CR2 and DNG use the plain TIFF header.
+        let tiffMagics: [[UInt8]] = [
+            Array("II*\0".utf8), Array("MM\0*".utf8), Array("II+\0".utf8), Array("MM\0+".utf8),
+            Array("IIRO".utf8), Array("IIRS".utf8), Array("MMOR".utf8), Array("IIU\0".utf8),
+        ]
+        if tiffMagics.contains(where: { starts($0) }) { return .tiff }
+        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return .webp }
+        // A bare XMP packet, e.g. a sidecar saved without its extension.
+        let text = head.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(head.dropFirst(3)) : head
+        if text.starts(with: Array("<?xpacket".utf8)) || text.starts(with: Array("<x:xmpmeta".utf8)) { return .xmp }
+        if starts(Array("ftyp".utf8), at: 4) {
+            let brands = ISOBMFFReader.brands(inHead: head)
+            guard !brands.isEmpty else {
+                throw PhotoReadError("ISO-BMFF file is too short for its 'ftyp' box (truncated?)")
+            }
+            guard ISOBMFFReader.isImage(brands: brands) else {
+                throw PhotoReadError("ISO-BMFF file with brands \(brands.joined(separator: ", ")) is not a HEIF/AVIF image")
+            }
+            return .heif
+        }
+        let shown = head.prefix(8).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }
+        throw PhotoReadError("not a recognised photo format (starts with \(shown.joined(separator: " ")))")
+    }
+}

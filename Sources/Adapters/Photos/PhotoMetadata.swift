@@ -1,0 +1,124 @@
+/// Where and when a photo was taken, and by which camera, as far as its metadata says.
+///
+/// Every field is optional because real files carry any subset of these tags. A field is
+/// nil both when the tag is absent and when its value is unusable (a zero denominator, an
+/// out-of-range coordinate, a blank date), so callers never have to re-validate.
+public struct PhotoMetadata: Sendable, Equatable {
+    /// Signed decimal degrees, WGS84, with the N/S reference already applied.
+    /// Always set together with `longitude`: a lone coordinate is not a position.
+    public var latitude: Double?
+    /// Signed decimal degrees, WGS84, with the E/W reference already applied.
+    public var longitude: Double?
+    /// Metres; negative when the altitude reference says "below sea level".
+    public var altitudeM: Double?
+    /// GPSHPositioningError in metres.
+    public var horizontalErrorM: Double?
+    /// Camera wall-clock time of capture, whole seconds (the fraction is in `subSecond`).
+    /// Taken from DateTimeOriginal, else CreateDate/DateTimeDigitized, else DateTime.
+    public var dateTimeOriginal: LocalDateTime?
+    /// Sub-second digits exactly as written (SubSecTimeOriginal, or the XMP fraction), e.g. "123".
+    public var subSecond: String?
+    /// UTC offset of `dateTimeOriginal`, normalised to "+HH:MM".
+    public var offset: String?
+    /// GPS fix time in UTC, from GPSDateStamp + GPSTimeStamp (or XMP GPSTimeStamp).
+    public var gpsTimestampUTC: LocalDateTime?
+    public var make: String?
+    public var model: String?
+    public var imageUniqueID: String?
+    /// BodySerialNumber (XMP: exifEX:BodySerialNumber or aux:SerialNumber).
+    public var cameraSerial: String?
+
+    public init(
+        latitude: Double? = nil,
+        longitude: Double? = nil,
+        altitudeM: Double? = nil,
+        horizontalErrorM: Double? = nil,
+        dateTimeOriginal: LocalDateTime? = nil,
+        subSecond: String? = nil,
+        offset: String? = nil,
+        gpsTimestampUTC: LocalDateTime? = nil,
+        make: String? = nil,
+        model: String? = nil,
+        imageUniqueID: String? = nil,
+        cameraSerial: String? = nil
+    ) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitudeM = altitudeM
+        self.horizontalErrorM = horizontalErrorM
+        self.dateTimeOriginal = dateTimeOriginal
+        self.subSecond = subSecond
+        self.offset = offset
+        self.gpsTimestampUTC = gpsTimestampUTC
+        self.make = make
+        self.model = model
+        self.imageUniqueID = imageUniqueID
+        self.cameraSerial = cameraSerial
+    }
+
+    /// This value with every missing field taken from `other`.
+    ///
+    /// Used to let embedded XMP complete what Exif left out, and a sidecar complete a file.
+    func fillingGaps(from other: PhotoMetadata) -> PhotoMetadata {
+        var merged = self
+        if merged.latitude == nil || merged.longitude == nil {
+            merged.latitude = other.latitude
+            merged.longitude = other.longitude
+        }
+        merged.altitudeM = altitudeM ?? other.altitudeM
+        merged.horizontalErrorM = horizontalErrorM ?? other.horizontalErrorM
+        merged.dateTimeOriginal = dateTimeOriginal ?? other.dateTimeOriginal
+        merged.subSecond = subSecond ?? other.subSecond
+        merged.offset = offset ?? other.offset
+        merged.gpsTimestampUTC = gpsTimestampUTC ?? other.gpsTimestampUTC
+        merged.make = make ?? other.make
+        merged.model = model ?? other.model
+        merged.imageUniqueID = imageUniqueID ?? other.imageUniqueID
+        merged.cameraSerial = cameraSerial ?? other.cameraSerial
+        return merged
+    }
+}
+
+/// A calendar date and time of day with no time zone attached.
+///
+/// Exif dates are camera wall-clock readings whose zone is only sometimes known
+/// (see `PhotoMetadata.offset`), so they are kept as plain fields rather than an instant.
+public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
+    public var nanosecond: Int
+
+    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, nanosecond: Int = 0) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.nanosecond = nanosecond
+    }
+
+    /// ISO 8601 without zone, e.g. "2021-03-04T05:06:07" (fraction only when non-zero).
+    public var description: String {
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+        if nanosecond != 0 {
+            var fraction = pad(nanosecond, 9)
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            text += "." + fraction
+        }
+        return text
+    }
+}
+
+/// The container format, decided from the file's first bytes (`.xmp` sidecars by extension).
+public enum PhotoFormat: String, Sendable {
+    case jpeg, heif, png, tiff, webp, xmp
+}

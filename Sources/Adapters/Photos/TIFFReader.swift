@@ -1,0 +1,197 @@
+/// Walks the TIFF structure that every supported format stores Exif in: JPEG APP1, the
+/// HEIF Exif item, PNG eXIf, WebP EXIF, and TIFF-based files (TIFF, DNG, CR2, ORF, RW2).
+///
+/// Only IFD0 and its Exif and GPS sub-IFDs are visited, and only the tags the ingest needs
+/// are decoded. Structural damage (offsets outside the data, loops, absurd counts) throws,
+/// because a reader that guesses past it can return wrong positions.
+struct TIFFReader {
+    /// Real IFDs hold tens of entries; thousands means the count field is garbage.
+    static let maxEntriesPerIFD = 1000
+    /// Upper bound for one decoded value; the strings and rationals read here are tiny.
+    static let maxValueBytes = 64 << 10
+
+    private let source: any ByteSource
+    private let order: ByteOrder
+    private let firstIFD: Int
+    private var visited: Set<Int> = []
+
+    /// Decodes the metadata of the TIFF stream whose header is at offset 0 of `source`.
+    static func metadata(from source: any ByteSource) throws(PhotoReadError) -> PhotoMetadata {
+        var reader = try TIFFReader(source: source)
+        let ifd0 = try reader.directory(at: reader.firstIFD, name: "IFD0")
+        let exif = try reader.subDirectory(of: ifd0, pointerTag: 0x8769, name: "Exif IFD")
+        let gps = try reader.subDirectory(of: ifd0, pointerTag: 0x8825, name: "GPS IFD")
+        return try reader.decode(ifd0: ifd0, exif: exif, gps: gps)
+    }
+
+    private init(source: any ByteSource) throws(PhotoReadError) {
+        guard source.count >= 8 else {
+            throw PhotoReadError("TIFF header needs 8 bytes but \(source.name) has \(source.count)")
+        }
+        let header = try source.bytes(at: 0, count: 8)
+        switch (header[header.startIndex], header[header.startIndex + 1]) {
+        case (0x49, 0x49): order = .little
+        case (0x4D, 0x4D): order = .big
+        default:
+            throw PhotoReadError("TIFF header in \(source.name) has no II/MM byte-order mark")
+        }
+        // 0x2A is TIFF; ORF uses "RO"/"RS"/"OR" and RW2 0x55, all with classic TIFF IFDs.
+        let magic = order.u16(header, at: 2)
+        guard magic != 0x2B else { throw PhotoReadError("BigTIFF is not supported") }
+        guard [0x2A, 0x4F52, 0x5352, 0x55].contains(magic) else {
+            throw PhotoReadError("unknown TIFF magic number \(magic.hex) in \(source.name)")
+        }
+        self.source = source
+        self.firstIFD = order.u32(header, at: 4)
+    }
+
+    // MARK: Directories
+
+    /// One IFD entry, with the value decoded only on demand.
+    private struct Entry {
+        let tag: Int
+        let type: Int
+        let count: Int
+        /// The 4-byte value-or-offset field.
+        let field: ArraySlice<UInt8>
+    }
+
+    private typealias Directory = [Int: Entry]
+
+    private mutating func directory(at offset: Int, name: String) throws(PhotoReadError) -> Directory {
+        guard offset >= 8, offset <= source.count - 2 else {
+            throw PhotoReadError("\(name) offset \(offset.hex) points outside \(source.name) (size \(source.count))")
+        }
+        guard visited.insert(offset).inserted else {
+            throw PhotoReadError("IFD loop: \(name) at offset \(offset.hex) was already read")
+        }
+        let entryCount = order.u16(try source.bytes(at: offset, count: 2), at: 0)
+        guard entryCount <= Self.maxEntriesPerIFD else {
+            throw PhotoReadError("\(name) at offset \(offset.hex) claims \(entryCount) entries (limit \(Self.maxEntriesPerIFD))")
+        }
+        guard entryCount * 12 <= source.count - offset - 2 else {
+            throw PhotoReadError("\(name) at offset \(offset.hex) with \(entryCount) entries runs past the end of \(source.name) (size \(source.count))")
+        }
+        let raw = try source.bytes(at: offset + 2, count: entryCount * 12)
+        var entries: Directory = [:]
+        for index in 0..<entryCount {
+            let at = index * 12
+            let tag = order.u16(raw, at: at)
+            guard entries[tag] == nil else { continue }
+            let fieldStart = raw.startIndex + at + 8
+            entries[tag] = Entry(tag: tag, type: order.u16(raw, at: at + 2), count: order.u32(raw, at: at + 4),
+                                 field: raw[fieldStart..<(fieldStart + 4)])
+        }
+        return entries
+    }
+
+    /// The IFD a pointer tag refers to; a missing pointer or offset 0 means none.
+    private mutating func subDirectory(of parent: Directory, pointerTag: Int, name: String) throws(PhotoReadError) -> Directory {
+        guard let numbers = try numbers(pointerTag, in: parent), let first = numbers.first,
+              let offset = first, offset != 0 else { return [:] }
+        return try directory(at: Int(offset), name: name)
+    }
+
+    // MARK: Values
+
+    /// Byte width of each TIFF field type; types not listed cannot be decoded and are ignored.
+    private static let typeWidths: [Int: Int] = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4]
+
+    /// The raw value bytes: inline in the entry when they fit in 4 bytes, else at the offset it holds.
+    private func valueBytes(_ entry: Entry) throws(PhotoReadError) -> ArraySlice<UInt8>? {
+        guard let width = Self.typeWidths[entry.type] else { return nil }
+        guard entry.count <= Self.maxValueBytes / width else {
+            throw PhotoReadError("tag \(entry.tag.hex) declares \(entry.count) values, over the \(Self.maxValueBytes >> 10) KiB limit")
+        }
+        let size = entry.count * width
+        if size <= 4 { return entry.field.prefix(size) }
+        let offset = order.u32(entry.field, at: 0)
+        guard offset <= source.count - size else {
+            throw PhotoReadError("value of tag \(entry.tag.hex) at offset \(offset.hex) (\(size) bytes) points outside \(source.name) (size \(source.count))")
+        }
+        return try source.bytes(at: offset, count: size)
+    }
+
+    /// Numeric values as Doubles; a rational with a zero denominator becomes nil, not NaN or infinity.
+    private func numbers(_ tag: Int, in directory: Directory) throws(PhotoReadError) -> [Double?]? {
+        guard let entry = directory[tag], let raw = try valueBytes(entry) else { return nil }
+        let width = Self.typeWidths[entry.type] ?? 1
+        return (0..<entry.count).map { index -> Double? in
+            let at = index * width
+            switch entry.type {
+            case 1, 7: return Double(raw[raw.startIndex + at])
+            case 3: return Double(order.u16(raw, at: at))
+            case 4, 13: return Double(order.u32(raw, at: at))
+            case 6: return Double(Int8(bitPattern: raw[raw.startIndex + at]))
+            case 8: return Double(Int16(truncatingIfNeeded: order.u16(raw, at: at)))
+            case 9: return Double(Int32(truncatingIfNeeded: order.u32(raw, at: at)))
+            case 5, 10:
+                let numerator = order.u32(raw, at: at), denominator = order.u32(raw, at: at + 4)
+                guard denominator != 0 else { return nil }
+                return entry.type == 5
+                    ? Double(numerator) / Double(denominator)
+                    : Double(Int32(truncatingIfNeeded: numerator)) / Double(Int32(truncatingIfNeeded: denominator))
+            case 11: return Double(Float(bitPattern: UInt32(order.u32(raw, at: at))))
+            case 12: return Double(bitPattern: order.uint(raw, at: at, width: 8))
+            default: return nil
+            }
+        }
+    }
+
+    /// A text value with everything from the first NUL on dropped and whitespace trimmed.
+    /// Bytes that are not valid UTF-8 are read as Latin-1, which old cameras actually wrote.
+    private func string(_ tag: Int, in directory: Directory) throws(PhotoReadError) -> String? {
+        guard let entry = directory[tag], [1, 2, 7].contains(entry.type),
+              let raw = try valueBytes(entry) else { return nil }
+        let content = raw.prefix { $0 != 0 }
+        let text = String(validating: content, as: UTF8.self)
+            ?? String(String.UnicodeScalarView(content.map { Unicode.Scalar($0) }))
+        let trimmed = text.trimmed
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    // MARK: Tags
+
+    private func decode(ifd0: Directory, exif: Directory, gps: Directory) throws(PhotoReadError) -> PhotoMetadata {
+        var metadata = PhotoMetadata()
+        metadata.make = try string(0x010F, in: ifd0)
+        metadata.model = try string(0x0110, in: ifd0)
+
+        let dateSources = [try string(0x9003, in: exif), try string(0x9004, in: exif), try string(0x0132, in: ifd0)]
+        metadata.dateTimeOriginal = dateSources.lazy.compactMap { $0.flatMap(DateTimeText.parse)?.dateTime }.first
+        metadata.subSecond = try string(0x9291, in: exif).flatMap(DateTimeText.subSecond)
+        let offsetOriginal = try string(0x9011, in: exif).flatMap(DateTimeText.offset)
+        let offsetFallback = try string(0x9010, in: exif).flatMap(DateTimeText.offset)
+        metadata.offset = offsetOriginal ?? offsetFallback
+        metadata.imageUniqueID = try string(0xA420, in: exif)
+        metadata.cameraSerial = try string(0xA431, in: exif)
+
+        let latitudeReference = Coordinates.reference(try string(1, in: gps))
+        let longitudeReference = Coordinates.reference(try string(3, in: gps))
+        let latitude = try numbers(2, in: gps).flatMap(Coordinates.degrees(fromComponents:)).map {
+            Coordinates.applying(reference: latitudeReference, negativeReference: "S", to: $0)
+        }
+        let longitude = try numbers(4, in: gps).flatMap(Coordinates.degrees(fromComponents:)).map {
+            Coordinates.applying(reference: longitudeReference, negativeReference: "W", to: $0)
+        }
+        if let position = Coordinates.position(latitude: latitude, longitude: longitude) {
+            metadata.latitude = position.latitude
+            metadata.longitude = position.longitude
+        }
+        if let first = try numbers(6, in: gps)?.first, let altitude = first, altitude.isFinite {
+            metadata.altitudeM = try isBelowSeaLevel(gps) ? -abs(altitude) : altitude
+        }
+        if let first = try numbers(0x1F, in: gps)?.first, let error = first, error.isFinite, error >= 0 {
+            metadata.horizontalErrorM = error
+        }
+        metadata.gpsTimestampUTC = DateTimeText.gpsTimestamp(dateStamp: try string(0x1D, in: gps), time: try numbers(7, in: gps))
+        return metadata
+    }
+
+    /// GPSAltitudeRef is a BYTE 1 for "below sea level"; some writers use the ASCII digit instead.
+    private func isBelowSeaLevel(_ gps: Directory) throws(PhotoReadError) -> Bool {
+        guard let entry = gps[5] else { return false }
+        if entry.type == 2 { return try string(5, in: gps) == "1" }
+        return try numbers(5, in: gps)?.first == 1
+    }
+}

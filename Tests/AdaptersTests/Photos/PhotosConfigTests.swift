@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+@testable import Adapters
+
+struct PhotosConfigTests {
+    @Test func theShippedExampleIsTheEmbeddedSample() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let shipped = try String(contentsOf: root.appendingPathComponent("adapters.d/photos.conf"), encoding: .utf8)
+        #expect(shipped == PhotosAdapter.sampleConfig)
+        let readme = try String(contentsOf: root.appendingPathComponent("Sources/Adapters/Photos/README.md"), encoding: .utf8)
+        #expect(readme.contains(PhotosAdapter.sampleConfig), "the adapter README must show photos.conf as shipped")
+    }
+
+    @Test func keysDoNotDependOnTheFileOrItsName() {
+        let meta = PhotoMetadata(latitude: 52.5, longitude: 13.4, dateTimeOriginal: LocalDateTime(year: 2024, month: 5, day: 1, hour: 12, minute: 0, second: 3),
+                                 subSecond: "25", offset: "+02:00", make: "Canon", model: "EOS R6")
+        let a = PhotoItem.make(meta, fileName: "IMG_1.JPG", size: 100)
+        let b = PhotoItem.make(meta, fileName: "holiday.jpg", size: 100)
+        #expect(a?.key == b?.key)
+        #expect(a?.version == b?.version, "a renamed copy must be a duplicate, not an update")
+        #expect(a?.fields["taken_at"] == "2024-05-01T12:00:03.25+02:00")
+        var floating = meta
+        floating.offset = nil
+        #expect(PhotoItem.make(floating, fileName: "x", size: 1)?.fields["time_floating"] == true)
+        var noGPS = meta
+        noGPS.latitude = nil
+        #expect(PhotoItem.make(noGPS, fileName: "x", size: 1) == nil)
+    }
+}
