@@ -41,10 +41,12 @@ run: release
 	@echo
 	$(BIN) status --config-dir "$(RUN_CONFIG)" $(if $(RUN_STATE),--state-dir "$(RUN_STATE)")
 
+# Ends with one `N passed, N failed` line (Swift Testing's count), whatever runner printed last.
 test: build
 	$(SWIFT) build --build-tests
 	python3 -m unittest discover -s tools/testnode -q
-	$(SWIFT) test --skip-build
+	set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log
+	@sed -nE 's/.*Test run with ([0-9]+) tests? .* passed after.*/\1 passed, 0 failed/p; s/.*Test run with ([0-9]+) tests? .* failed after .* with ([0-9]+) issues?.*/\1 run, \2 failed/p' .build/test.log | tail -1
 
 bench: release
 	bench/run.sh

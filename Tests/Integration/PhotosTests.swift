@@ -30,10 +30,13 @@ func secondOf(_ text: String) -> String {
 
 @Suite("photos adapter against exiftool and the test node", .serialized)
 struct PhotosTests {
-    func sandbox(_ photos: String) throws -> AgentSandbox {
+    /// A sandbox whose `pics` adapter scans a freshly tagged library; returns exiftool's readings too.
+    func librarySandbox(extraConfig: String = "") throws -> (AgentSandbox, String, [String: [String: JSONValue]]) {
         let agent = try AgentSandbox()
-        try agent.write("adapters.d/pics.conf", "[Adapter]\nType=photos\nPath=\(photos)\nExclude=*/excluded/*\n")
-        return agent
+        let library = agent.root + "/library"
+        let expected = try makeTaggedLibrary(library)
+        try agent.write("adapters.d/pics.conf", "[Adapter]\nType=photos\nPath=\(library)\n\(extraConfig)")
+        return (agent, library, expected)
     }
 
     func dryRunItems(_ agent: AgentSandbox) throws -> [JSONValue] {
@@ -43,10 +46,7 @@ struct PhotosTests {
     }
 
     @Test func everyFormatAgreesWithExiftool() throws {
-        let agent = try AgentSandbox()
-        let library = agent.root + "/library"
-        let expected = try makeTaggedLibrary(library)
-        try agent.write("adapters.d/pics.conf", "[Adapter]\nType=photos\nPath=\(library)\n")
+        let (agent, library, expected) = try librarySandbox()
         let items = try dryRunItems(agent)
         var checked = Set<String>()
         for line in items {
@@ -71,11 +71,8 @@ struct PhotosTests {
 
     @Test func movingAndRenamingHalfTheLibraryAddsNothing_andTombstonesWaitForTheLastCopy() throws {
         let node = try TestNode()
-        let agent = try AgentSandbox()
-        let library = agent.root + "/library"
-        _ = try makeTaggedLibrary(library)
+        let (agent, library, _) = try librarySandbox()
         try agent.usePairedNode(node.url, token: node.token)
-        try agent.write("adapters.d/pics.conf", "[Adapter]\nType=photos\nPath=\(library)\n")
         #expect(try agent.run(["run"]).status == 0)
         let first = try node.items("photos")
         #expect(first.count >= 15)
@@ -106,10 +103,7 @@ struct PhotosTests {
     }
 
     @Test func anUnchangedRescanOpensNoPhoto() throws {
-        let agent = try AgentSandbox()
-        let library = agent.root + "/library"
-        _ = try makeTaggedLibrary(library)
-        try agent.write("adapters.d/pics.conf", "[Adapter]\nType=photos\nPath=\(library)\n")
+        let (agent, library, _) = try librarySandbox()
         try agent.run(["run"])
         let traced = try runProcess("/usr/bin/strace", ["-f", "-e", "trace=open,openat", "-o", agent.root + "/trace", agentBinary, "run"], env: agent.env)
         #expect(traced.status == 0, "\(traced.stderr)")
@@ -119,9 +113,7 @@ struct PhotosTests {
     }
 
     @Test func badFilesAreSkippedWithOneLineEachAndTheRunGoesOn() throws {
-        let agent = try AgentSandbox()
-        let library = agent.root + "/library"
-        _ = try makeTaggedLibrary(library)
+        let (agent, library, _) = try librarySandbox(extraConfig: "Exclude=*/excluded/*\n")
         let fm = FileManager.default
         fm.createFile(atPath: library + "/empty.jpg", contents: Data())
         fm.createFile(atPath: library + "/notes.jpg", contents: Data("just some text, not a photo".utf8))
@@ -129,7 +121,6 @@ struct PhotosTests {
         fm.createFile(atPath: library + "/cut.jpg", contents: whole.prefix(40))
         try fm.createDirectory(atPath: library + "/excluded", withIntermediateDirectories: true)
         try fm.copyItem(atPath: library + "/exif.jpg", toPath: library + "/excluded/skip-me.jpg")
-        try agent.write("adapters.d/pics.conf", "[Adapter]\nType=photos\nPath=\(library)\nExclude=*/excluded/*\n")
         let r = try agent.run(["run", "--dry-run"])
         #expect(r.status == 0)
         for bad in ["empty.jpg", "notes.jpg", "cut.jpg"] {
@@ -141,9 +132,7 @@ struct PhotosTests {
     }
 
     @Test func aSidecarsGPSWinsOverTheFile() throws {
-        let agent = try AgentSandbox()
-        let library = agent.root + "/library"
-        _ = try makeTaggedLibrary(library)
+        let (agent, library, _) = try librarySandbox()
         let fm = FileManager.default
         try fm.createDirectory(atPath: agent.root + "/edited", withIntermediateDirectories: true)
         try fm.copyItem(atPath: library + "/exif.jpg", toPath: agent.root + "/edited/a.jpg")

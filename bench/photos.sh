@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The photos adapter on synthetic trees, each beside what a user would otherwise run:
+#   a. a full scan of 10 000 JPEGs (~96 KiB each, page cache warm) vs exiftool, and vs a C
+#      "floor" that only does the unavoidable I/O (walk, open, pread 64 KiB, close);
+#   b. an unchanged re-scan of 100 000 small JPEGs vs `find -printf` (stat every file).
+# Writes bench/out/photos.txt (and the raw hyperfine/time files beside it) and prints the same.
+# Needs a release build, hyperfine, /usr/bin/time, exiftool, gcc and python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$PWD/.build/release/hearthloom-ingest
+GEN=$PWD/bench/make-photo-tree.py
+OUT=$PWD/bench/out
+mkdir -p "$OUT"
+W=$(mktemp -d /tmp/hl-photos.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+rss_kb() { grep 'Maximum resident' "$1" | awk '{print $NF}'; }
+wall_s() { grep 'Elapsed (wall clock)' "$1" | awk '{print $NF}' | awk -F: '{s=0; for (i=1; i<=NF; i++) s=s*60+$i; printf "%.2f", s}'; }
+config() {       # config DIR TREE: a config dir with one photos adapter and no node.conf (embedded local node)
+    mkdir -p "$1/adapters.d"
+    printf '[Adapter]\nType=photos\nPath=%s\n' "$2" > "$1/adapters.d/bench.conf"
+}
+queued() { python3 -c 'import json,sys; print(sum(a["queued"] for a in json.load(sys.stdin)["adapters"]))'; }
+generate() {     # generate N DIR PAD_KB: the tree, timed
+    local t0=$SECONDS
+    nice python3 "$GEN" "$1" "$2" --pad-kb "$3"
+    echo "tree: $1 JPEGs in $2 ($(du -sm "$2" | cut -f1) MiB on disk, ${3} KiB filler each), generated in $((SECONDS - t0)) s"
+}
+
+main() {
+echo "== machine"; { nproc; grep -m1 'model name' /proc/cpuinfo; free -g | awk '/Mem/{print $2" GiB"}'; date -u +%FT%TZ; "$BIN" --version; exiftool -ver | sed 's/^/exiftool /'; hyperfine --version; }
+
+# The floor: the I/O any metadata reader must do, and nothing else.
+cat > "$W/floor.c" <<'C'
+#define _XOPEN_SOURCE 700
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <unistd.h>
+static char buf[65536];
+static long files, bytes;
+static int one(const char *path, const struct stat *st, int type, struct FTW *f) {
+    (void)st; (void)f;
+    if (type != FTW_F) return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = pread(fd, buf, sizeof buf, 0);
+    if (n > 0) bytes += n;
+    close(fd);
+    files++;
+    return 0;
+}
+int main(int argc, char **argv) {
+    if (argc != 2 || nftw(argv[1], one, 64, 0) != 0) { perror("nftw"); return 1; }
+    printf("%ld files, %ld bytes read\n", files, bytes);
+    return 0;
+}
+C
+gcc -O2 -o "$W/floor" "$W/floor.c"
+
+echo
+echo "== a. full scan of 10 000 JPEGs (96 KiB filler each; page cache warm; fresh state every agent run)"
+A=$W/a; generate 10000 "$A/tree" 96
+config "$A/config" "$A/tree"
+find "$A/tree" -type f -exec cat {} + > /dev/null
+# One pass to check every file becomes an item (and to load the binary).
+n=$("$BIN" run --json --config-dir "$A/config" --state-dir "$A/state" | queued)
+echo "check: agent queued $n items; floor: $("$W/floor" "$A/tree")"
+hyperfine -N --runs 3 --export-json "$OUT/photos-full.json" \
+    --prepare "rm -rf $A/state" --prepare "true" --prepare "true" \
+    -n "hearthloom-ingest run (full scan)" "$BIN run --config-dir $A/config --state-dir $A/state" \
+    -n "exiftool -fast2 -json -r" "exiftool -fast2 -n -json -r -GPSLatitude -GPSLongitude -DateTimeOriginal $A/tree" \
+    -n "floor: nftw + open + pread 64 KiB + close (C)" "$W/floor $A/tree" 2>&1
+python3 - "$OUT/photos-full.json" <<'PY'
+import json, sys
+agent, exif, floor = (x["mean"] for x in json.load(open(sys.argv[1]))["results"])
+print(f"full scan, 10 000 files (means): agent {agent:.3f} s, exiftool {exif:.3f} s, floor {floor:.3f} s")
+print(f"  exiftool / agent = {exif / agent:.1f}x   agent / floor = {agent / floor:.1f}x")
+print(f"  agent {agent / 10000 * 1e6:.0f} us/file, exiftool {exif / 10000 * 1e6:.0f} us/file, floor {floor / 10000 * 1e6:.0f} us/file")
+PY
+rm -rf "$A"
+
+echo
+echo "== b. 100 000 small JPEGs: first scan, then unchanged re-scans"
+B=$W/b; generate 100000 "$B/tree" 0
+config "$B/config" "$B/tree"
+/usr/bin/time -v "$BIN" run --json --config-dir "$B/config" --state-dir "$B/state" >"$W/first.json" 2>"$OUT/photos-first.time"
+echo "first run (fills the anchors): $(queued < "$W/first.json") items queued, $(wall_s "$OUT/photos-first.time") s wall, peak RSS $(rss_kb "$OUT/photos-first.time") kB"
+hyperfine -N --warmup 1 --runs 5 --export-json "$OUT/photos-rescan.json" \
+    -n "hearthloom-ingest run (unchanged re-scan)" "$BIN run --config-dir $B/config --state-dir $B/state" \
+    -n "find -printf '%s %T@' (stat every file)" "find $B/tree -printf '%s %T@\n'" 2>&1
+python3 - "$OUT/photos-rescan.json" <<'PY'
+import json, sys
+agent, find = (x["mean"] for x in json.load(open(sys.argv[1]))["results"])
+print(f"unchanged re-scan, 100 000 files (means): agent {agent:.3f} s, find {find:.3f} s; agent / find = {agent / find:.1f}x ({agent / 100000 * 1e6:.1f} us/file)")
+PY
+/usr/bin/time -v "$BIN" run --json --config-dir "$B/config" --state-dir "$B/state" >"$W/rescan.json" 2>"$OUT/photos-rescan.time"
+echo "one unchanged re-scan: $(queued < "$W/rescan.json") items queued, $(wall_s "$OUT/photos-rescan.time") s wall, peak RSS $(rss_kb "$OUT/photos-rescan.time") kB"
+}
+
+main 2>&1 | tee "$OUT/photos.txt"
