@@ -12,5 +12,5 @@ struct Command {
 
 let commands: [Command] = [
     PairCommand.command, RunCommand.command, RunCommand.resync, CaptureCommand.command,
-    DrainCommand.command, StatusCommand.command, AdaptersCommand.command,
+    DrainCommand.command, WatchCommand.command, StatusCommand.command, AdaptersCommand.command,
 ]

@@ -115,6 +115,9 @@ public struct ConfigSection: Sendable {
         }
     }
 
+    /// A duration given on the command line, in seconds.
+    public static func parseDurationText(_ s: String) -> Double? { parseDuration(s) }
+
     /// systemd-style durations: `90`, `90s`, `5min`, `2h`, `1d`, `1h 30min`, `500ms`.
     static func parseDuration(_ s: String) -> Double? {
         let units: [(String, Double)] = [("ms", 0.001), ("sec", 1), ("s", 1), ("min", 60), ("m", 60),
