@@ -16,12 +16,17 @@ Files are DIR/dNNNN/IMG_NNNNNNN.jpg, F per folder (default 500). Each one is
 Times and coordinates are random but seeded (42), so a given N always gives the same files;
 capture times are distinct seconds, so every file is a distinct photo (a distinct item key).
 
-Expected values (`exiftool -n -GPSLatitude -GPSLongitude -DateTimeOriginal FILE`), from
-`make-photo-tree.py 10000 T`:
-  T/d0000/IMG_0000000.jpg  GPSLatitude -27.1614466666667  GPSLongitude -162.997136944444  DateTimeOriginal 2022:06:29 00:48:55
-  T/d0019/IMG_0009999.jpg  GPSLatitude 48.6398436111111  GPSLongitude 97.2402694444444  DateTimeOriginal 2021:02:09 04:53:13
-(the first file is the same for every N; later files depend on N, since times are drawn for all
-files at once).
+Expected values (`exiftool -n -GPSLatitude -GPSLongitude -DateTimeOriginal FILE`); they depend
+on N, since all capture times are drawn before the first coordinates:
+  make-photo-tree.py 10000 T
+    T/d0000/IMG_0000000.jpg   GPSLatitude -58.95624425      GPSLongitude -7.13051508333333   DateTimeOriginal 2016:11:22 18:53:35
+    T/d0019/IMG_0009999.jpg   GPSLatitude -5.65153286111111 GPSLongitude 92.0636948333333   DateTimeOriginal 2022:04:23 20:17:44
+  make-photo-tree.py 100000 S --pad-kb 0
+    S/d0000/IMG_0000000.jpg   GPSLatitude -15.7649405555556 GPSLongitude 13.3935826388889   DateTimeOriginal 2016:11:22 18:53:35
+    S/d0199/IMG_0099999.jpg   GPSLatitude 31.5909786666667  GPSLongitude -106.096210805556  DateTimeOriginal 2022:04:24 01:37:42
+(file 0 of the 10 000 tree: generated -58.956244241724114, -7.130515097022169; the seconds are
+rounded to 1/10000, hence the last digits.) exiftool -validate also lists the "required" tags
+left out (ExifVersion, XResolution, ...); no reader of geotags needs them.
 """
 import argparse
 import datetime

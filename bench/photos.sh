@@ -66,6 +66,7 @@ find "$A/tree" -type f -exec cat {} + > /dev/null
 # One pass to check every file becomes an item (and to load the binary).
 n=$("$BIN" run --json --config-dir "$A/config" --state-dir "$A/state" | queued)
 echo "check: agent queued $n items; floor: $("$W/floor" "$A/tree")"
+# hyperfine sends every command's stdout to /dev/null, so exiftool's JSON is not written anywhere.
 hyperfine -N --runs 3 --export-json "$OUT/photos-full.json" \
     --prepare "rm -rf $A/state" --prepare "true" --prepare "true" \
     -n "hearthloom-ingest run (full scan)" "$BIN run --config-dir $A/config --state-dir $A/state" \
