@@ -33,121 +33,103 @@ public struct PhotosAdapter: DeviceAdapter {
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        var previous: [String: FileState] = [:]
-        for (key, data) in anchor.entries where key.hasPrefix("f:") {
-            if let state = FileState(data) { previous[String(key.dropFirst(2))] = state }
-        }
-        var keysByPath = previous.compactMapValues(\.itemKey)
-        var seen = Set<String>()
-        var items: [Item] = []
+        // Folder anchors stay unparsed until a folder's digest says it changed.
+        var previous: [String: Data] = [:]
         var changes = AnchorChanges()
-        var pending = 0
+        for (key, data) in anchor.entries {
+            if key.hasPrefix(FolderAnchor.prefix) { previous[String(key.dropFirst(FolderAnchor.prefix.count))] = data }
+            else { changes.removals.insert(key) }      // an entry of an older layout
+        }
+        var current: [String: FolderAnchor] = [:]      // folders that changed in this scan
+        var visited = Set<String>()
+        var goneKeys: [String] = []
+        var items: [Item] = []
         var examined = 0
         var withoutGPS = 0
 
         func flush() async throws {
-            guard pending > 0 || !items.isEmpty else { return }
+            guard !items.isEmpty || !changes.isEmpty else { return }
             try await sink.commit(items, anchor: changes)
-            items.removeAll(keepingCapacity: true); changes = AnchorChanges(); pending = 0
+            items.removeAll(keepingCapacity: true); changes = AnchorChanges()
         }
 
         for root in roots {
             guard FileSystem.isDirectory(root) else { await sink.warn("\(root): not a folder; skipped"); continue }
-            var walker = FolderWalker(root: root, excludes: excludes)
-            while let file = walker.next() {
-                let ext = file.path.fileExtension
-                guard PhotosAdapter.photoExtensions.contains(ext) else { continue }
-                seen.insert(file.path)
-                examined += 1
-                if examined % 1000 == 0 { await sink.progress(examined: examined, total: nil) }
-                let sidecar = PhotosAdapter.sidecar(of: file.path)
-                let state = FileState(size: file.size, mtime: file.mtime, inode: file.inode,
-                                      sidecarStamp: sidecar.map { "\($0.size):\($0.mtime)" } ?? "", itemKey: nil)
-                if let old = previous[file.path], old.sameFile(as: state) { continue }   // unchanged: not opened
+            var walker = FolderWalker(root: root, excludes: excludes, isPhoto: PhotosAdapter.isPhoto)
+            while let listing = walker.next() {
+                guard visited.insert(listing.path).inserted else { continue }
+                examined += listing.photos.count
+                await sink.progress(examined: examined, total: nil)
+                let sidecars = listing.photos.map { PhotosAdapter.sidecar(of: $0.name, in: listing) }
+                let digest = FolderAnchor.digest(of: listing, sidecars: sidecars.map { $0?.stamp ?? "" })
+                if let old = previous[listing.path], FolderAnchor.matches(old, digest: digest) { continue }   // unchanged: nothing opened
 
-                var recorded = state
-                do {
-                    var (meta, _, _) = try PhotoGeotagReader.read(path: file.path)
-                    if let sidecar, let (side, _, _) = try? PhotoGeotagReader.read(path: sidecar.path) {
-                        meta = PhotoGeotagReader.merge(file: meta, sidecar: side)
+                let before = previous[listing.path].flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
+                var after = FolderAnchor(digest: digest)
+                for (entry, sidecar) in zip(listing.photos, sidecars) {
+                    var record = FolderAnchor.Record(size: entry.size, mtime: entry.mtime, inode: entry.inode, sidecar: sidecar?.stamp ?? "", key: nil)
+                    if let old = before.records[entry.name], old.size == record.size, old.mtime == record.mtime,
+                       old.inode == record.inode, old.sidecar == record.sidecar {
+                        after.records[entry.name] = old
+                        continue
                     }
-                    if let item = PhotoItem.make(meta, fileName: FileSystem.baseName(file.path), size: file.size) {
-                        recorded.itemKey = item.key
-                        items.append(item)
-                    } else {
-                        withoutGPS += 1
+                    let path = listing.path + "/" + entry.name
+                    do {
+                        var (meta, _, _) = try PhotoGeotagReader.read(path: path)
+                        if let sidecar {
+                            do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try PhotoGeotagReader.read(path: listing.path + "/" + sidecar.name).0) }
+                            catch { await sink.warn("\(listing.path)/\(sidecar.name): \(error.reason); the photo's own metadata is used") }
+                        }
+                        if let item = PhotoItem.make(meta, fileName: entry.name, size: entry.size) {
+                            record.key = item.key
+                            items.append(item)
+                        } else {
+                            withoutGPS += 1
+                        }
+                    } catch {
+                        await sink.warn("\(path): \(error.reason); skipped")
                     }
-                } catch {
-                    await sink.warn("\(file.path): \(error.reason); skipped")
+                    after.records[entry.name] = record
                 }
-                keysByPath[file.path] = recorded.itemKey
-                changes.updates["f:" + file.path] = recorded.encoded
-                pending += 1
-                if pending >= PhotosAdapter.chunkSize { try await flush() }
+                for (name, old) in before.records where after.records[name] == nil {
+                    if let key = old.key { goneKeys.append(key) }
+                }
+                current[listing.path] = after
+                changes.updates[FolderAnchor.prefix + listing.path] = after.encoded
+                if items.count >= PhotosAdapter.chunkSize || changes.updates.count >= 64 { try await flush() }
             }
             for problem in walker.problems { await sink.warn(problem) }
         }
 
-        // Gone from disk: forget the file; send a tombstone only when no other copy keeps its key.
-        let gone = previous.keys.filter { !seen.contains($0) }
-        if !gone.isEmpty {
-            for path in gone { keysByPath[path] = nil }
-            let stillThere = Set(keysByPath.values)
-            var tombstoned = Set<String>()
-            for path in gone {
-                changes.removals.insert("f:" + path)
-                pending += 1
-                if let key = previous[path]?.itemKey, !stillThere.contains(key), tombstoned.insert(key).inserted {
-                    items.append(Item.tombstone(endpoint: .photos, key: key))
-                }
+        // Folders gone from disk (or no longer configured): every photo in them is gone.
+        for (path, data) in previous where !visited.contains(path) {
+            changes.removals.insert(FolderAnchor.prefix + path)
+            goneKeys += FolderAnchor(data)?.records.values.compactMap(\.key) ?? []
+        }
+        // A tombstone only when no other copy anywhere in this instance still has the key.
+        if !goneKeys.isEmpty {
+            var live = Set<String>()
+            for (path, data) in previous where visited.contains(path) && current[path] == nil {
+                FolderAnchor(data)?.records.values.forEach { if let k = $0.key { live.insert(k) } }
             }
+            for folder in current.values { folder.records.values.forEach { if let k = $0.key { live.insert(k) } } }
+            for key in Set(goneKeys) where !live.contains(key) { items.append(Item.tombstone(endpoint: .photos, key: key)) }
         }
         try await flush()
-        if withoutGPS > 0 { await sink.warn("\(withoutGPS) photos without GPS were skipped") }
+        if withoutGPS > 0 { await sink.warn("\(withoutGPS) photos without GPS (or without a capture time) were skipped") }
     }
 
-    /// `IMG_1.jpg.xmp` (darktable, digiKam) or `IMG_1.xmp` (Lightroom), whichever exists.
-    static func sidecar(of path: String) -> (path: String, size: Int64, mtime: Int64)? {
-        let dot = path.lastIndex(of: ".")
-        for candidate in [path + ".xmp", path + ".XMP"] + (dot.map { [String(path[..<$0]) + ".xmp", String(path[..<$0]) + ".XMP"] } ?? []) {
-            var st = stat()
-            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
-                return (candidate, Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
-            }
-        }
+    static func isPhoto(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: "."), name.index(after: dot) < name.endIndex else { return false }
+        return photoExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    /// `IMG_1.jpg.xmp` (darktable, digiKam) or `IMG_1.xmp` (Lightroom), from the folder's listing: no extra syscall.
+    static func sidecar(of name: String, in listing: FolderWalker.Listing) -> (name: String, stamp: String)? {
+        guard !listing.sidecars.isEmpty else { return nil }
+        var candidates = [name + ".xmp", name + ".XMP"]
+        if let dot = name.lastIndex(of: ".") { candidates += [String(name[..<dot]) + ".xmp", String(name[..<dot]) + ".XMP"] }
+        for candidate in candidates { if let stamp = listing.sidecars[candidate] { return (candidate, stamp) } }
         return nil
-    }
-}
-
-/// What the anchor remembers of one file.
-struct FileState: Equatable {
-    var size: Int64
-    var mtime: Int64
-    var inode: UInt64
-    var sidecarStamp: String
-    var itemKey: String?
-
-    func sameFile(as other: FileState) -> Bool {
-        size == other.size && mtime == other.mtime && inode == other.inode && sidecarStamp == other.sidecarStamp
-    }
-
-    /// `size mtime inode sidecar key` as text: compact and easy to read in the state DB.
-    var encoded: Data { Data("\(size) \(mtime) \(inode) \(sidecarStamp.isEmpty ? "-" : sidecarStamp) \(itemKey ?? "-")".utf8) }
-
-    init(size: Int64, mtime: Int64, inode: UInt64, sidecarStamp: String, itemKey: String?) {
-        self.size = size; self.mtime = mtime; self.inode = inode; self.sidecarStamp = sidecarStamp; self.itemKey = itemKey
-    }
-
-    init?(_ data: Data) {
-        let parts = String(decoding: data, as: UTF8.self).split(separator: " ").map(String.init)
-        guard parts.count == 5, let size = Int64(parts[0]), let mtime = Int64(parts[1]), let inode = UInt64(parts[2]) else { return nil }
-        self.init(size: size, mtime: mtime, inode: inode, sidecarStamp: parts[3] == "-" ? "" : parts[3], itemKey: parts[4] == "-" ? nil : parts[4])
-    }
-}
-
-extension String {
-    var fileExtension: String {
-        guard let dot = lastIndex(of: "."), let slash = lastIndex(of: "/") ?? Optional(startIndex), dot > slash else { return "" }
-        return self[index(after: dot)...].lowercased()
     }
 }

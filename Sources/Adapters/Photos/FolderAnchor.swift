@@ -1,0 +1,71 @@
+import FoundationEssentials
+import IngestCore
+
+/// What the anchor remembers of one folder: a digest of its listing, and per photo the stat it
+/// had and the key it gave. An unchanged re-scan compares one digest per folder and parses nothing.
+///
+/// Stored as text: `v1 <digest>\n` then `name\tsize\tmtime\tinode\tsidecar\tkey\n` per photo
+/// (`-` for none; tabs and newlines in names escaped as `%09` and `%0A`, `%` as `%25`).
+struct FolderAnchor {
+    struct Record: Equatable {
+        var size: Int64
+        var mtime: Int64
+        var inode: UInt64
+        var sidecar: String
+        var key: String?
+    }
+
+    var digest: String
+    var records: [String: Record] = [:]
+
+    static let prefix = "d:"
+
+    /// The digest of a folder's listing: every photo's name and stat, and its sidecar's.
+    static func digest(of listing: FolderWalker.Listing, sidecars: [String]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(listing.photos.count * 48)
+        for (entry, sidecar) in zip(listing.photos, sidecars) {
+            bytes.append(contentsOf: entry.name.utf8); bytes.append(0)
+            bytes.append(contentsOf: "\(entry.size) \(entry.mtime) \(entry.inode) \(sidecar)".utf8); bytes.append(0)
+        }
+        return Digest.sha256Hex(bytes, length: 32)
+    }
+
+    /// True when `data` is an anchor with exactly this digest: checked without parsing the rest.
+    static func matches(_ data: Data, digest: String) -> Bool {
+        data.starts(with: Array("v1 \(digest)\n".utf8))
+    }
+
+    init(digest: String) { self.digest = digest }
+
+    init?(_ data: Data) {
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
+        guard let head = lines.first, head.hasPrefix("v1 ") else { return nil }
+        digest = String(head.dropFirst(3))
+        for line in lines.dropFirst() {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard f.count == 6, let size = Int64(f[1]), let mtime = Int64(f[2]), let inode = UInt64(f[3]) else { continue }
+            records[FolderAnchor.unescape(String(f[0]))] = Record(size: size, mtime: mtime, inode: inode,
+                                                                  sidecar: f[4] == "-" ? "" : String(f[4]), key: f[5] == "-" ? nil : String(f[5]))
+        }
+    }
+
+    var encoded: Data {
+        var text = "v1 \(digest)\n"
+        for name in records.keys.sorted() {
+            let r = records[name]!
+            text += "\(FolderAnchor.escape(name))\t\(r.size)\t\(r.mtime)\t\(r.inode)\t\(r.sidecar.isEmpty ? "-" : r.sidecar)\t\(r.key ?? "-")\n"
+        }
+        return Data(text.utf8)
+    }
+
+    static func escape(_ name: String) -> String {
+        guard name.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "%" }) else { return name }
+        return name.replacing("%", with: "%25").replacing("\t", with: "%09").replacing("\n", with: "%0A")
+    }
+
+    static func unescape(_ name: String) -> String {
+        guard name.contains("%") else { return name }
+        return name.replacing("%09", with: "\t").replacing("%0A", with: "\n").replacing("%25", with: "%")
+    }
+}
