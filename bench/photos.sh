@@ -69,15 +69,16 @@ echo "check: agent queued $n items; floor: $("$W/floor" "$A/tree")"
 # hyperfine sends every command's stdout to /dev/null, so exiftool's JSON is not written anywhere.
 hyperfine -N --runs 3 --export-json "$OUT/photos-full.json" \
     --prepare "rm -rf $A/state" --prepare "true" --prepare "true" \
-    -n "hearthloom-ingest run (full scan)" "$BIN run --config-dir $A/config --state-dir $A/state" \
+    -n "hearthloom-ingest run (full scan, queued + delivered to the embedded node)" "$BIN run --config-dir $A/config --state-dir $A/state" \
+    -n "hearthloom-ingest run --dry-run (full scan, items printed as JSON, like exiftool)" "$BIN run --dry-run --config-dir $A/config --state-dir $A/state" \
     -n "exiftool -fast2 -json -r" "exiftool -fast2 -n -json -r -GPSLatitude -GPSLongitude -DateTimeOriginal $A/tree" \
     -n "floor: nftw + open + pread 64 KiB + close (C)" "$W/floor $A/tree" 2>&1
 python3 - "$OUT/photos-full.json" <<'PY'
 import json, sys
-agent, exif, floor = (x["mean"] for x in json.load(open(sys.argv[1]))["results"])
-print(f"full scan, 10 000 files (means): agent {agent:.3f} s, exiftool {exif:.3f} s, floor {floor:.3f} s")
-print(f"  exiftool / agent = {exif / agent:.1f}x   agent / floor = {agent / floor:.1f}x")
-print(f"  agent {agent / 10000 * 1e6:.0f} us/file, exiftool {exif / 10000 * 1e6:.0f} us/file, floor {floor / 10000 * 1e6:.0f} us/file")
+agent, dry, exif, floor = (x["mean"] for x in json.load(open(sys.argv[1]))["results"])
+print(f"full scan, 10 000 files (means): agent run {agent:.3f} s, agent --dry-run {dry:.3f} s, exiftool {exif:.3f} s, floor {floor:.3f} s")
+print(f"  exiftool / agent run = {exif / agent:.1f}x   exiftool / agent --dry-run = {exif / dry:.1f}x   agent run / floor = {agent / floor:.1f}x   dry-run / floor = {dry / floor:.1f}x")
+print(f"  agent run {agent / 10000 * 1e6:.0f} us/file, dry-run {dry / 10000 * 1e6:.0f} us/file, exiftool {exif / 10000 * 1e6:.0f} us/file, floor {floor / 10000 * 1e6:.0f} us/file")
 PY
 rm -rf "$A"
 

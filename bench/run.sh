@@ -84,9 +84,14 @@ hyperfine -N -w 10 -r 200 --export-json "$OUT/capture.json" \
     -n "sqlite3 insert (a durable queue by hand)" "sqlite3 $W/q.db \"PRAGMA synchronous=FULL; INSERT INTO q VALUES('a quick note')\"" \
     -n "curl POST (send, no queue)" "curl -s -o /dev/null -H 'Authorization: Bearer bench-token' -H 'Content-Type: application/json' --data-binary '{\"actor\":\"device:b\",\"source\":\"linux-capture\",\"device\":{\"id\":\"b\",\"name\":\"b\",\"platform\":\"linux\",\"agent\":\"curl\"},\"items\":[{\"key\":\"k\",\"text\":\"a quick note\",\"captured_at\":\"2026-11-30T12:00:00Z\",\"via\":\"args\"}]}' http://127.0.0.1:$PORT/v1/ingest/capture" \
     2>&1 | tee "$OUT/capture.txt"
+# hyperfine times the whole command (durable, then sending); this measures only start-to-durable.
+python3 bench/durable.py "$BIN" "$D/config" "$D/state" 200 | sed 's/^/embedded node: /' | tee -a "$OUT/capture.txt"
+python3 bench/durable.py "$BIN" "$W/cap-node/config" "$W/cap-node/state" 200 | sed 's/^/node on loopback: /' | tee -a "$OUT/capture.txt"
 python3 - "$OUT/capture.json" <<'PY' | tee -a "$OUT/capture.txt"
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
     print(f"median {r['median']*1000:6.2f} ms  {r['command']}")
 PY
+echo
+bench/photos.sh
 echo "results in $OUT"

@@ -32,7 +32,7 @@ enum PhotoItem {
     static func key(_ m: PhotoMetadata) -> String {
         let time = m.dateTimeOriginal?.description ?? m.gpsTimestampUTC.map { "gps " + $0.description } ?? ""
         let identity: String
-        if let uid = m.imageUniqueID?.trimmingCharacters(in: " 0"), !uid.isEmpty {
+        if let uid = m.imageUniqueID, uid.utf8.contains(where: { $0 != UInt8(ascii: "0") && $0 != UInt8(ascii: " ") }) {
             identity = "uid|\(uid)|\(time)"
         } else {
             identity = [time, m.subSecond ?? "", m.offset ?? "", m.make ?? "", m.model ?? "", m.cameraSerial ?? "",
@@ -46,16 +46,8 @@ enum PhotoItem {
     /// `YYYY-MM-DDTHH:MM:SS` with the sub-second digits when the camera gave them.
     static func stamp(_ t: LocalDateTime, subSecond: String?) -> String {
         var base = LocalDateTime(year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute, second: t.second).description
-        if let sub = subSecond, !sub.isEmpty, sub.allSatisfy(\.isNumber) { base += "." + sub }
+        if let sub = subSecond, !sub.isEmpty, sub.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { base += "." + sub }
         return base
     }
 }
 
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}

@@ -66,29 +66,21 @@ public struct PhotosAdapter: DeviceAdapter {
 
                 let before = previous[listing.path].flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
                 var after = FolderAnchor(digest: digest)
+                var toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)] = []
                 for (entry, sidecar) in zip(listing.photos, sidecars) {
-                    var record = FolderAnchor.Record(size: entry.size, mtime: entry.mtime, inode: entry.inode, sidecar: sidecar?.stamp ?? "", key: nil)
-                    if let old = before.records[entry.name], old.size == record.size, old.mtime == record.mtime,
-                       old.inode == record.inode, old.sidecar == record.sidecar {
+                    if let old = before.records[entry.name], old.size == entry.size, old.mtime == entry.mtime,
+                       old.inode == entry.inode, old.sidecar == (sidecar?.stamp ?? "") {
                         after.records[entry.name] = old
-                        continue
+                    } else {
+                        toRead.append((entry, sidecar))
                     }
-                    let path = listing.path + "/" + entry.name
-                    do {
-                        var (meta, _, _) = try PhotoGeotagReader.read(path: path)
-                        if let sidecar {
-                            do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try PhotoGeotagReader.read(path: listing.path + "/" + sidecar.name).0) }
-                            catch { await sink.warn("\(listing.path)/\(sidecar.name): \(error.reason); the photo's own metadata is used") }
-                        }
-                        if let item = PhotoItem.make(meta, fileName: entry.name, size: entry.size) {
-                            record.key = item.key
-                            items.append(item)
-                        } else {
-                            withoutGPS += 1
-                        }
-                    } catch {
-                        await sink.warn("\(path): \(error.reason); skipped")
-                    }
+                }
+                for (i, outcome) in await PhotosAdapter.read(toRead, in: listing.path).enumerated() {
+                    let (entry, sidecar) = toRead[i]
+                    var record = FolderAnchor.Record(size: entry.size, mtime: entry.mtime, inode: entry.inode, sidecar: sidecar?.stamp ?? "", key: nil)
+                    for warning in outcome.warnings { await sink.warn(warning) }
+                    if let item = outcome.item { record.key = item.key; items.append(item) }
+                    if outcome.withoutGPS { withoutGPS += 1 }
                     after.records[entry.name] = record
                 }
                 for (name, old) in before.records where after.records[name] == nil {
@@ -117,6 +109,46 @@ public struct PhotosAdapter: DeviceAdapter {
         }
         try await flush()
         if withoutGPS > 0 { await sink.warn("\(withoutGPS) photos without GPS (or without a capture time) were skipped") }
+    }
+
+    /// What reading one photo gave.
+    struct Outcome: Sendable {
+        var item: Item?
+        var withoutGPS = false
+        var warnings: [String] = []
+    }
+
+    /// Reads the photos of one folder on every core: each read is a few `pread`s and a parse,
+    /// independent of the others; the results come back in the order given.
+    static func read(_ photos: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)], in folder: String) async -> [Outcome] {
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, photos.count / 16))
+        let sliceSize = (photos.count + workers - 1) / max(workers, 1)
+        let slices = stride(from: 0, to: photos.count, by: max(sliceSize, 1)).map { (start: $0, names: photos[$0..<min($0 + sliceSize, photos.count)].map { ($0.entry.name, $0.entry.size, $0.sidecar?.name) }) }
+        return await withTaskGroup(of: (Int, [Outcome]).self) { group in
+            for slice in slices {
+                group.addTask { (slice.start, slice.names.map { readOne(folder: folder, name: $0.0, size: $0.1, sidecar: $0.2) }) }
+            }
+            var out = [Outcome](repeating: Outcome(), count: photos.count)
+            for await (start, outcomes) in group { out.replaceSubrange(start..<(start + outcomes.count), with: outcomes) }
+            return out
+        }
+    }
+
+    static func readOne(folder: String, name: String, size: Int64, sidecar: String?) -> Outcome {
+        var outcome = Outcome()
+        let path = folder + "/" + name
+        do {
+            var meta = try PhotoGeotagReader.read(path: path).0
+            if let sidecar {
+                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try PhotoGeotagReader.read(path: folder + "/" + sidecar).0) }
+                catch { outcome.warnings.append("\(folder)/\(sidecar): \(error.reason); the photo's own metadata is used") }
+            }
+            outcome.item = PhotoItem.make(meta, fileName: name, size: size)
+            outcome.withoutGPS = outcome.item == nil
+        } catch {
+            outcome.warnings.append("\(path): \(error.reason); skipped")
+        }
+        return outcome
     }
 
     static func isPhoto(_ name: String) -> Bool {

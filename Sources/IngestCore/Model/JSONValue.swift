@@ -89,11 +89,11 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let fields):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in fields.keys.sorted().enumerated() {
+            for (i, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.encodeString(key, into: &out)
+                JSONValue.encodeString(field.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                fields[key]!.encode(into: &out)
+                field.value.encode(into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -101,6 +101,12 @@ extension JSONValue {
 
     static func encodeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])

@@ -2,13 +2,18 @@ import CCrypto
 
 /// SHA-256 from OpenSSL's libcrypto, for stable keys, versions and content hashes.
 public enum Digest {
+    /// Fetched once: OpenSSL 3 otherwise looks the algorithm up on every call, which cost more
+    /// than hashing a photo item.
+    nonisolated(unsafe) private static let sha256Algorithm = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+
     public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
+        let md = sha256Algorithm
         let ok = bytes.withContiguousStorageIfAvailable { buf in
-            EVP_Digest(buf.baseAddress, buf.count, &out, &length, EVP_sha256(), nil)
+            EVP_Digest(buf.baseAddress, buf.count, &out, &length, md, nil)
         } ?? Array(bytes).withUnsafeBufferPointer { buf in
-            EVP_Digest(buf.baseAddress, buf.count, &out, &length, EVP_sha256(), nil)
+            EVP_Digest(buf.baseAddress, buf.count, &out, &length, md, nil)
         }
         precondition(ok == 1, "EVP_Digest(sha256) failed")   // only fails on allocation failure
         return out
