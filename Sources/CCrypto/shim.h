@@ -1,2 +1,47 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <dlfcn.h>
+#include <pthread.h>
+
+// libcrypto is loaded on first use (dlopen), not at process start: `capture` must be on disk
+// within a few milliseconds and never hashes anything, while loading libcrypto costs ~0.5 ms.
+
+typedef struct {
+    int ok;
+    EVP_MD *(*md_fetch)(OSSL_LIB_CTX *, const char *, const char *);
+    int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
+    int (*rand_bytes)(unsigned char *, int);
+    EVP_MD *sha256;
+} ccrypto_api_t;
+
+static inline ccrypto_api_t *ccrypto_api_storage(void) { static ccrypto_api_t api; return &api; }
+
+static inline void ccrypto_load_once(void) {
+    ccrypto_api_t *a = ccrypto_api_storage();
+    void *h = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    a->md_fetch = (EVP_MD *(*)(OSSL_LIB_CTX *, const char *, const char *))dlsym(h, "EVP_MD_fetch");
+    a->digest = (int (*)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *))dlsym(h, "EVP_Digest");
+    a->rand_bytes = (int (*)(unsigned char *, int))dlsym(h, "RAND_bytes");
+    // Fetched once: OpenSSL 3 otherwise looks the algorithm up on every EVP_Digest call.
+    a->sha256 = a->md_fetch ? a->md_fetch(NULL, "SHA256", NULL) : NULL;
+    a->ok = a->digest && a->rand_bytes && a->sha256;
+}
+
+/// Loads libcrypto once per process; 0 when libcrypto.so.3 is missing.
+static inline int ccrypto_load(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, ccrypto_load_once);
+    return ccrypto_api_storage()->ok;
+}
+
+/// SHA-256 of `count` bytes into `out` (32 bytes); 0 on failure.
+static inline int ccrypto_sha256(const void *bytes, size_t count, unsigned char *out) {
+    if (!ccrypto_load()) return 0;
+    unsigned int length = 0;
+    return ccrypto_api_storage()->digest(bytes, count, out, &length, ccrypto_api_storage()->sha256, NULL);
+}
+
+static inline int ccrypto_random(unsigned char *out, int count) {
+    return ccrypto_load() ? ccrypto_api_storage()->rand_bytes(out, count) : 0;
+}

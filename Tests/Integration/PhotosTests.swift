@@ -5,7 +5,7 @@ import Testing
 /// A folder of photos in every format, tagged with random values by exiftool (the adapter
 /// tests' own generator), with exiftool's `-n -json` reading beside them.
 func makeTaggedLibrary(_ dir: String) throws -> [String: [String: JSONValue]] {
-    let script = repoRoot + "/Tests/AdaptersTests/Photos/make-fixtures.sh"
+    let script = repoRoot + "/fixtures/photos/make-fixtures.sh"
     let r = try runProcess("/bin/bash", [script, dir])
     try #require(r.status == 0, "make-fixtures.sh failed: \(r.stderr)")
     let expected = try #require(JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/expected.json")))))

@@ -31,9 +31,12 @@ func fourCC(_ bytes: ArraySlice<UInt8>) -> String {
 
 extension StringProtocol {
     /// The text without leading and trailing whitespace (Foundation-free `trimmingCharacters`).
+    /// Exif strings are ASCII, so this looks at bytes: `Character.isWhitespace` cost more than
+    /// the rest of a photo's parse.
     var trimmed: String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }),
-              let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
-        return String(self[first...last])
+        let bytes = Array(utf8)
+        func blank(_ b: UInt8) -> Bool { b == 0x20 || (0x09...0x0D).contains(b) }
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

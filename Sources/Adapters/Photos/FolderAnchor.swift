@@ -26,7 +26,8 @@ struct FolderAnchor {
         bytes.reserveCapacity(listing.photos.count * 48)
         for (entry, sidecar) in zip(listing.photos, sidecars) {
             bytes.append(contentsOf: entry.name.utf8); bytes.append(0)
-            bytes.append(contentsOf: "\(entry.size) \(entry.mtime) \(entry.inode) \(sidecar)".utf8); bytes.append(0)
+            withUnsafeBytes(of: (entry.size, entry.mtime, entry.inode)) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: sidecar.utf8); bytes.append(0)
         }
         return Digest.sha256Hex(bytes, length: 32)
     }

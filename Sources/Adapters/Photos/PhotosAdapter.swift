@@ -151,10 +151,18 @@ public struct PhotosAdapter: DeviceAdapter {
         return outcome
     }
 
+    /// By extension, on the UTF-8 bytes: it runs for every file of every re-scan.
     static func isPhoto(_ name: String) -> Bool {
-        guard let dot = name.lastIndex(of: "."), name.index(after: dot) < name.endIndex else { return false }
-        return photoExtensions.contains(name[name.index(after: dot)...].lowercased())
+        var ext: [UInt8] = []
+        for byte in name.utf8.reversed() {
+            if byte == UInt8(ascii: ".") { break }
+            guard ext.count < 5 else { return false }
+            ext.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)     // ASCII lower case
+        }
+        guard !ext.isEmpty, ext.count < name.utf8.count else { return false }
+        return photoExtensionBytes.contains(ext)
     }
+    private static let photoExtensionBytes = Set(photoExtensions.map { Array($0.utf8.reversed()) })
 
     /// `IMG_1.jpg.xmp` (darktable, digiKam) or `IMG_1.xmp` (Lightroom), from the folder's listing: no extra syscall.
     static func sidecar(of name: String, in listing: FolderWalker.Listing) -> (name: String, stamp: String)? {

@@ -102,7 +102,9 @@ extension JSONValue {
     static func encodeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        var plain = true
+        for byte in s.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { plain = false; break }
+        if plain {
             out.append(contentsOf: s.utf8)
             out.append(UInt8(ascii: "\""))
             return

@@ -21,7 +21,7 @@ extension DeviceIdentity {
             dst[15] ^= UInt8(truncatingIfNeeded: uid)
         }
         var out = sd_id128_t()
-        if sd_id128_get_machine_app_specific(app, &out) == 0 {
+        if csystemd_machine_app_specific(app, &out) == 0 {
             return DeviceIdentity(id: withUnsafeBytes(of: out) { Digest.hex($0) }, name: name)
         }
         if let saved = try? store?.meta("device_id") { return DeviceIdentity(id: saved, name: name) }

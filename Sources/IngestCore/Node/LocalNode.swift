@@ -40,26 +40,18 @@ public final class LocalNode: NodeTransport {
             let (accepted, duplicates) = try db.transaction { (c) throws(SQLiteError) -> (Int, Int) in
                 var accepted = 0
                 for item in items {
-                    var stored: (version: String?, deleted: Bool)?
-                    try c.query("SELECT version, deleted FROM items WHERE endpoint = ? AND source = ? AND key = ?",
-                                [.text(endpoint.rawValue), .text(source), .text(item.key)]) { r in
-                        stored = (r.text(0), r.int(1) != 0); return false
-                    }
-                    let accept: Bool
+                    // One statement per item; the row count says accepted (1) or duplicate (0).
                     if item.deleted {
-                        accept = stored.map { !$0.deleted } ?? false
+                        accepted += try c.run("UPDATE items SET deleted = 1, received_at = ? WHERE endpoint = ? AND source = ? AND key = ? AND deleted = 0",
+                                              [.double(now), .text(endpoint.rawValue), .text(source), .text(item.key)])
                     } else {
-                        accept = stored == nil || stored!.version != item.version
-                    }
-                    guard accept else { continue }
-                    accepted += 1
-                    if item.deleted {
-                        try c.run("UPDATE items SET deleted = 1, received_at = ? WHERE endpoint = ? AND source = ? AND key = ?",
-                                  [.double(now), .text(endpoint.rawValue), .text(source), .text(item.key)])
-                    } else {
-                        try c.run("INSERT OR REPLACE INTO items(endpoint, source, key, version, deleted, item, received_at) VALUES(?, ?, ?, ?, 0, ?, ?)",
-                                  [.text(endpoint.rawValue), .text(source), .text(item.key), item.version.map(SQLValue.text) ?? .null,
-                                   .blob(item.body), .double(now)])
+                        accepted += try c.run("""
+                            INSERT INTO items(endpoint, source, key, version, deleted, item, received_at) VALUES(?, ?, ?, ?, 0, ?, ?)
+                            ON CONFLICT(endpoint, source, key) DO UPDATE SET version = excluded.version, deleted = 0,
+                                item = excluded.item, received_at = excluded.received_at
+                            WHERE items.version IS NOT excluded.version
+                            """, [.text(endpoint.rawValue), .text(source), .text(item.key), item.version.map(SQLValue.text) ?? .null,
+                                  .blob(item.body), .double(now)])
                     }
                 }
                 return (accepted, items.count - accepted)

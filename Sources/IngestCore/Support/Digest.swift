@@ -2,20 +2,12 @@ import CCrypto
 
 /// SHA-256 from OpenSSL's libcrypto, for stable keys, versions and content hashes.
 public enum Digest {
-    /// Fetched once: OpenSSL 3 otherwise looks the algorithm up on every call, which cost more
-    /// than hashing a photo item.
-    nonisolated(unsafe) private static let sha256Algorithm = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
-
     public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let md = sha256Algorithm
-        let ok = bytes.withContiguousStorageIfAvailable { buf in
-            EVP_Digest(buf.baseAddress, buf.count, &out, &length, md, nil)
-        } ?? Array(bytes).withUnsafeBufferPointer { buf in
-            EVP_Digest(buf.baseAddress, buf.count, &out, &length, md, nil)
-        }
-        precondition(ok == 1, "EVP_Digest(sha256) failed")   // only fails on allocation failure
+        let ok = bytes.withContiguousStorageIfAvailable { buf in ccrypto_sha256(buf.baseAddress, buf.count, &out) }
+            ?? Array(bytes).withUnsafeBufferPointer { buf in ccrypto_sha256(buf.baseAddress, buf.count, &out) }
+        // Fails only without libcrypto.so.3 (a dependency of libcurl) or on allocation failure.
+        precondition(ok == 1, "SHA-256 is unavailable: install libssl3")
         return out
     }
 
@@ -41,7 +33,7 @@ public enum Digest {
     /// Cryptographically random bytes (capture keys' UUIDs use the stdlib; this is for lock tokens and ids).
     public static func randomBytes(_ count: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
-        if RAND_bytes(&out, Int32(count)) != 1 {
+        if ccrypto_random(&out, Int32(count)) != 1 {
             var rng = SystemRandomNumberGenerator()
             for i in out.indices { out[i] = rng.next() }
         }

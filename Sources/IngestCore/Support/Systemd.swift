@@ -5,13 +5,13 @@ import CSystemd
 public enum Systemd {
     /// Sends one or more `KEY=value` lines, e.g. `READY=1` or `STATUS=…`.
     public static func notify(_ state: String) {
-        _ = sd_notify(0, state)
+        _ = csystemd_notify(state)
     }
 
     /// Half the watchdog interval systemd expects pings at (`WatchdogSec=`), or nil when it is off.
     public static var watchdogPingInterval: Double? {
         var usec: UInt64 = 0
-        guard sd_watchdog_enabled(0, &usec) > 0, usec > 0 else { return nil }
+        guard csystemd_watchdog_enabled(&usec) > 0, usec > 0 else { return nil }
         return Double(usec) / 2_000_000
     }
 }

@@ -82,7 +82,8 @@ struct Fixtures: Sendable {
     let seed: String
     let entries: [Entry]
 
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("make-fixtures.sh").path
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("fixtures/photos/make-fixtures.sh").path
     static let skipReason: Comment = "exiftool is not installed (apt-get install libimage-exiftool-perl); fixture comparison skipped"
 
     static let exiftoolAvailable: Bool = {
