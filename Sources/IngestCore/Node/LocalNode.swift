@@ -18,7 +18,7 @@ public final class LocalNode: NodeTransport {
                 PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;
                 CREATE TABLE IF NOT EXISTS items(endpoint TEXT NOT NULL, source TEXT NOT NULL, key TEXT NOT NULL,
                     version TEXT, deleted INTEGER NOT NULL, item BLOB NOT NULL, received_at REAL NOT NULL,
-                    PRIMARY KEY(endpoint, source, key)) WITHOUT ROWID;
+                    UNIQUE(endpoint, source, key));   -- a rowid table: item rows are large, and WITHOUT ROWID rebalances them on every insert
                 """)
         } catch { throw StoreError.sqlite(error) }
     }

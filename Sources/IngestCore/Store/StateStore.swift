@@ -68,11 +68,13 @@ public final class StateStore: Sendable {
         try db.transaction { (c) throws(SQLiteError) in
             guard try c.scalar("PRAGMA user_version") < StateStore.schemaVersion else { return }
             try c.execute("""
-                -- Rows are only ever inserted (AUTOINCREMENT ids grow) and deleted, never updated, so a
-                -- batch is a contiguous id range of its lane and leaves with one range delete.
+                -- Rows are only ever inserted and deleted, never updated. A new row's id is above every
+                -- row that exists (a batch's rows exist until the node confirms them), so a batch is
+                -- a contiguous id range of its lane and leaves with one range delete. No AUTOINCREMENT:
+                -- its sequence table would be one more write per item.
                 CREATE TABLE lanes(id INTEGER PRIMARY KEY, endpoint TEXT NOT NULL, source TEXT NOT NULL, UNIQUE(endpoint, source));
                 CREATE TABLE outbox(
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, lane INTEGER NOT NULL, adapter TEXT NOT NULL,
+                    id INTEGER PRIMARY KEY, lane INTEGER NOT NULL, adapter TEXT NOT NULL,
                     key TEXT NOT NULL, version TEXT, deleted INTEGER NOT NULL DEFAULT 0,
                     body BLOB NOT NULL, enqueued_at REAL NOT NULL);
                 CREATE INDEX outbox_lane ON outbox(lane, id);
