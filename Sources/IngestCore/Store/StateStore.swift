@@ -228,6 +228,10 @@ public final class StateStore: Sendable {
             perAdapter[e.adapter, default: 0] += 1
         }
         try wrap { () throws(SQLiteError) in
+            // Without an fsync: a deletion lost to a power cut only makes the node see the batch
+            // again, which it answers with duplicates. Queueing stays synchronous=FULL.
+            try db.withConnection { (c) throws(SQLiteError) in try c.execute("PRAGMA synchronous=NORMAL") }
+            defer { try? db.withConnection { (c) throws(SQLiteError) in try c.execute("PRAGMA synchronous=FULL") } }
             try db.transaction { (c) throws(SQLiteError) in
                 try c.run("DELETE FROM outbox WHERE lane = ? AND id BETWEEN ? AND ?", [.int(first.lane), .int(first.id), .int(last)])
                 for (adapter, count) in perAdapter {
