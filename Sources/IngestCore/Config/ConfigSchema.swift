@@ -84,7 +84,6 @@ public struct ConfigSection: Sendable {
         }
     }
 
-    public func has(_ key: String) -> Bool { values[key] != nil }
     public func line(of key: String) -> Int? { values[key]?.first?.line }
     public func string(_ key: String) -> String? { values[key]?.last?.value }
     public func strings(_ key: String) -> [String] { values[key]?.map(\.value) ?? [] }
@@ -97,7 +96,6 @@ public struct ConfigSection: Sendable {
         return expanded.hasPrefix("/") ? expanded : file.deletingLastPathComponent.appendingPath(expanded)
     }
     public func bool(_ key: String, default d: Bool) -> Bool { string(key).flatMap(ConfigSection.parseBool) ?? d }
-    public func integer(_ key: String, default d: Int) -> Int { string(key).flatMap { Int($0) } ?? d }
     public func number(_ key: String, default d: Double) -> Double { string(key).flatMap { Double($0) } ?? d }
     /// Seconds.
     public func duration(_ key: String, default d: Double) -> Double { string(key).flatMap(ConfigSection.parseDuration) ?? d }

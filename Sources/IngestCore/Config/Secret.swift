@@ -5,6 +5,5 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     public init(_ value: String) { self.value = value }
     public var description: String { "<redacted>" }
     public var debugDescription: String { "<redacted>" }
-    public var isEmpty: Bool { value.isEmpty }
     public func withValue<R>(_ body: (String) throws -> R) rethrows -> R { try body(value) }
 }

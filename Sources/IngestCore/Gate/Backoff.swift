@@ -14,5 +14,4 @@ public struct Backoff: Sendable {
     }
 
     public mutating func reset() { failures = 0 }
-    public var consecutiveFailures: Int { failures }
 }

@@ -53,7 +53,6 @@ extension JSONValue {
         default: return nil
         }
     }
-    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
 }
 

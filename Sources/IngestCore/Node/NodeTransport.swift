@@ -46,18 +46,6 @@ public struct DeviceIdentity: Sendable {
         out.append(contentsOf: ",\"items\":[".utf8)
         return out
     }
-
-    /// The whole request body for `items`.
-    func body(source: String, items: [OutboxEntry]) -> [UInt8] {
-        var out = envelopePrefix(source: source)
-        out.reserveCapacity(out.count + items.reduce(2) { $0 + $1.body.count + 1 })
-        for (i, item) in items.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: item.body)
-        }
-        out.append(contentsOf: "]}".utf8)
-        return out
-    }
 }
 
 public enum AgentVersion {

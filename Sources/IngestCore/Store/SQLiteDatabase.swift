@@ -128,8 +128,6 @@ public struct SQLiteConnection: ~Copyable {
         return value
     }
 
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
-
     private func prepared(_ sql: String, _ binds: [SQLValue]) throws(SQLiteError) -> OpaquePointer {
         let stmt: OpaquePointer
         if let cached = cache.pointee[sql] {

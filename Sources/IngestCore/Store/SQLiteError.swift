@@ -21,7 +21,6 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         return e
     }
 
-    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
     public var isCorrupt: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
     public var isDiskFull: Bool { code & 0xFF == SQLITE_FULL }
 
