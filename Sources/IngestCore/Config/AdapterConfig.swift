@@ -47,17 +47,20 @@ public struct AdapterRegistry: Sendable {
 
     /// Every `*.conf` in `adapters.d`, sorted by name. A missing folder means no adapters.
     public func loadAll(_ paths: Paths) throws(ConfigError) -> [AdapterConfig] {
+        var configs: [AdapterConfig] = []
+        for file in try AdapterRegistry.configFiles(paths) { configs.append(try loadConfig(file: file)) }
+        return configs
+    }
+
+    /// The `*.conf` files of `adapters.d`, sorted by name; none when the folder is missing.
+    public static func configFiles(_ paths: Paths) throws(ConfigError) -> [String] {
         let dir = paths.adaptersDir
         guard FileSystem.isDirectory(dir) else { return [] }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
             throw ConfigError(file: dir, "cannot list the folder: \(error)")
         }
-        var configs: [AdapterConfig] = []
-        for name in names.sorted() where name.hasSuffix(".conf") && !name.hasPrefix(".") {
-            configs.append(try loadConfig(file: dir.appendingPath(name)))
-        }
-        return configs
+        return names.sorted().filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }.map { dir.appendingPath($0) }
     }
 
     public func make(_ config: AdapterConfig) throws(ConfigError) -> any DeviceAdapter {

@@ -113,11 +113,8 @@ public struct ConfigSection: Sendable {
         }
     }
 
-    /// A duration given on the command line, in seconds.
-    public static func parseDurationText(_ s: String) -> Double? { parseDuration(s) }
-
-    /// systemd-style durations: `90`, `90s`, `5min`, `2h`, `1d`, `1h 30min`, `500ms`.
-    static func parseDuration(_ s: String) -> Double? {
+    /// systemd-style durations in seconds: `90`, `90s`, `5min`, `2h`, `1d`, `1h 30min`, `500ms`.
+    public static func parseDuration(_ s: String) -> Double? {
         let units: [(String, Double)] = [("ms", 0.001), ("sec", 1), ("s", 1), ("min", 60), ("m", 60),
                                          ("hours", 3600), ("hour", 3600), ("h", 3600), ("days", 86400), ("day", 86400), ("d", 86400),
                                          ("weeks", 604800), ("w", 604800)]

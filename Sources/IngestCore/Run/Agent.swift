@@ -32,9 +32,8 @@ public struct Agent: Sendable {
         } catch { throw AgentError(.node, error.message) }
     }
 
-    public func gate(store: StateStore) throws(AgentError) -> (IngestGate, NodeConfig) {
-        let node = try nodeConfig()
-        return (IngestGate(store: store, transport: try transport(node, store: store), lockPath: paths.drainLock), node)
+    public func gate(store: StateStore, node: NodeConfig) throws(AgentError) -> IngestGate {
+        IngestGate(store: store, transport: try transport(node, store: store), lockPath: paths.drainLock)
     }
 
     // MARK: - Scanning

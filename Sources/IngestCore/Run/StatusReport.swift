@@ -63,11 +63,9 @@ extension Agent {
         var configs: [AdapterConfig] = []
         var configErrors: [String: String] = [:]
         // A broken adapter file should not hide the rest of the status: show it in its row.
-        if FileSystem.isDirectory(paths.adaptersDir), let names = try? FileManager.default.contentsOfDirectory(atPath: paths.adaptersDir) {
-            for name in names.sorted() where name.hasSuffix(".conf") && !name.hasPrefix(".") {
-                do { configs.append(try registry.loadConfig(file: paths.adaptersDir.appendingPath(name))) }
-                catch { configErrors[String(name.dropLast(5))] = error.description }
-            }
+        for file in (try? AdapterRegistry.configFiles(paths)) ?? [] {
+            do { configs.append(try registry.loadConfig(file: file)) }
+            catch { configErrors[String(FileSystem.baseName(file).dropLast(5))] = error.description }
         }
         do {
             let stats = try store?.adapterStats() ?? [:]

@@ -51,14 +51,13 @@ public enum Terminal {
     public static var stderrIsTerminal: Bool { Log.stderrIsTerminal }
 
     static func write(_ fd: Int32, _ s: String) {
-        var bytes = Array(s.utf8)
+        let bytes = Array(s.utf8)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { buf in Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset) }
+            let n = bytes.withUnsafeBytes { buf in Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset) }
             if n < 0 { if errno == EINTR { continue }; return }
             offset += n
         }
-        bytes.removeAll()
     }
 }
 

@@ -39,7 +39,7 @@ enum CaptureCommand {
             Log.debug("capture durable at CLOCK_MONOTONIC \(monotonicNanoseconds()) ns")   // bench/run.sh measures start-to-durable by it
 
             // Queued is done; sending is a bonus. Another process draining will send ours too.
-            guard let (gate, _) = try? agent.gate(store: store) else { return .ok }
+            guard let node = try? agent.nodeConfig(), let gate = try? agent.gate(store: store, node: node) else { return .ok }
             let report = await gate.drain(DrainPolicy(maxWait: 2, lockWait: 0, onlyCaptures: true))
             if report.stop != nil || !report.parked.isEmpty {
                 Log.notice("capture kept in the queue; it is sent on the next run or drain")

@@ -42,7 +42,7 @@ enum RunCommand {
                 selected.append(config)
             }
         }
-        _ = try agent.nodeConfig()   // a broken node.conf is reported before any scanning
+        let node = try agent.nodeConfig()   // a broken node.conf is reported before any scanning
 
         if dryRun {
             let readOnly = try? StateStore(readOnlyAt: agent.paths)
@@ -56,7 +56,7 @@ enum RunCommand {
             do { try store.resetAnchor(for: name) } catch { throw .store(error) }
         }
         let results = await agent.scan(selected, store: store, dryRun: false)
-        let (gate, node) = try agent.gate(store: store)
+        let gate = try agent.gate(store: store, node: node)
         let report = await gate.drain(DrainPolicy(maxWait: node.maxWait))
         Output.printPass(results: results, report: report, node: await gate.nodeName, json: json)
         let scanFailed = results.contains { $0.error != nil }
@@ -73,7 +73,8 @@ enum DrainCommand {
         run: { args, agent throws(AgentError) in
             guard args.positionals.isEmpty else { throw AgentError(.usage, "unexpected argument \(args.positionals[0])") }
             let store = try agent.openStore()
-            let (gate, node) = try agent.gate(store: store)
+            let node = try agent.nodeConfig()
+            let gate = try agent.gate(store: store, node: node)
             let report = await gate.drain(DrainPolicy(maxWait: node.maxWait))
             Output.printPass(results: [], report: report, node: await gate.nodeName, json: args.flag("json"))
             return ExitCode(rawValue: report.exitCode) ?? .someFailed

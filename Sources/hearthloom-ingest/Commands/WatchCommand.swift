@@ -25,7 +25,7 @@ enum WatchCommand {
         run: { args, agent throws(AgentError) in
             func duration(_ name: String, _ fallback: Double) throws(AgentError) -> Double {
                 guard let text = args.value(name) else { return fallback }
-                guard let seconds = ConfigSection.parseDurationText(text), seconds > 0 else {
+                guard let seconds = ConfigSection.parseDuration(text), seconds > 0 else {
                     throw AgentError(.usage, "--\(name) expects a duration such as 30s or 5min, found \(text)")
                 }
                 return seconds
@@ -34,7 +34,8 @@ enum WatchCommand {
             let sendEvery = try duration("send-every", 10)
             let configs = try agent.adapterConfigs().filter(\.enabled)
             let store = try agent.openStore()
-            let (gate, node) = try agent.gate(store: store)
+            let node = try agent.nodeConfig()
+            let gate = try agent.gate(store: store, node: node)
             let stop = StopSignal()
 
             Systemd.notify("READY=1\nSTATUS=watching \(configs.count) adapters, sending to \(await gate.nodeName)")
@@ -42,6 +43,7 @@ enum WatchCommand {
             let clock = ContinuousClock()
             var nextScan = clock.now
             var nextPing = clock.now
+            let pingEvery = Systemd.watchdogPingInterval        // fixed for the life of the service
             var failures = false
             while !stop.requested {
                 if clock.now >= nextScan {
@@ -55,7 +57,7 @@ enum WatchCommand {
                 // Sleep in short steps so a signal or the watchdog is answered promptly.
                 let wake = min(clock.now + .seconds(sendEvery), nextScan)
                 while !stop.requested && clock.now < wake {
-                    if let ping = Systemd.watchdogPingInterval, clock.now >= nextPing {
+                    if let ping = pingEvery, clock.now >= nextPing {
                         Systemd.notify("WATCHDOG=1")
                         nextPing = clock.now + .seconds(ping)
                     }
