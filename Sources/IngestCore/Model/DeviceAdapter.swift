@@ -20,6 +20,15 @@ public protocol DeviceAdapter: Sendable {
     func scan(since anchor: Anchor, into sink: some ItemSink) async throws
 }
 
+/// An adapter whose source is live (gpsd, a media player on D-Bus). `watch` runs `follow` for as
+/// long as it runs; `scan` is what a timer-only `run` can see (closing what went stale, a snapshot).
+public protocol LiveAdapter: DeviceAdapter {
+    /// Follows the source until the task is cancelled, committing items with their anchor changes
+    /// as they come. Reconnecting to a source that comes and goes is the adapter's job; an error
+    /// it throws restarts it after a pause. On cancellation it commits what it holds, then returns.
+    func follow(from anchor: Anchor, into sink: some ItemSink) async throws
+}
+
 extension DeviceAdapter {
     /// The node's `source` for every item of this adapter type, whatever the instance.
     public static var source: String { "linux-\(type)" }

@@ -9,15 +9,18 @@ final class StoreSink: ItemSink {
     let queued = Atomic<Int>(0)
     let warnings = Atomic<Int>(0)
     let progressLine: ProgressLine
+    /// Called after each durable commit: `watch` wakes its drain loop with it.
+    let onCommit: @Sendable () -> Void
 
-    init(store: StateStore, adapter: String, source: String) {
-        self.store = store; self.adapter = adapter; self.source = source
+    init(store: StateStore, adapter: String, source: String, onCommit: @escaping @Sendable () -> Void = {}) {
+        self.store = store; self.adapter = adapter; self.source = source; self.onCommit = onCommit
         self.progressLine = ProgressLine("scanning \(adapter)")
     }
 
     func commit(_ items: [Item], anchor: AnchorChanges) async throws {
         let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor)
         queued.add(changed, ordering: .relaxed)
+        if changed > 0 { onCommit() }
     }
 
     func warn(_ message: String) async {
