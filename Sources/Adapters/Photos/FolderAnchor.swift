@@ -21,7 +21,7 @@ struct FolderAnchor {
     static let prefix = "d:"
 
     /// The digest of a folder's listing: every photo's name and stat, and its sidecar's.
-    static func digest(of listing: FolderWalker.Listing, sidecars: [String]) -> String {
+    static func digest(of listing: PhotoFolder, sidecars: [String]) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(listing.photos.count * 48)
         for (entry, sidecar) in zip(listing.photos, sidecars) {
@@ -46,7 +46,7 @@ struct FolderAnchor {
         for line in lines.dropFirst() {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard f.count == 6, let size = Int64(f[1]), let mtime = Int64(f[2]), let inode = UInt64(f[3]) else { continue }
-            records[FolderAnchor.unescape(String(f[0]))] = Record(size: size, mtime: mtime, inode: inode,
+            records[AnchorText.unescape(String(f[0]))] = Record(size: size, mtime: mtime, inode: inode,
                                                                   sidecar: f[4] == "-" ? "" : String(f[4]), key: f[5] == "-" ? nil : String(f[5]))
         }
     }
@@ -55,18 +55,8 @@ struct FolderAnchor {
         var text = "v1 \(digest)\n"
         for name in records.keys.sorted() {
             let r = records[name]!
-            text += "\(FolderAnchor.escape(name))\t\(r.size)\t\(r.mtime)\t\(r.inode)\t\(r.sidecar.isEmpty ? "-" : r.sidecar)\t\(r.key ?? "-")\n"
+            text += "\(AnchorText.escape(name))\t\(r.size)\t\(r.mtime)\t\(r.inode)\t\(r.sidecar.isEmpty ? "-" : r.sidecar)\t\(r.key ?? "-")\n"
         }
         return Data(text.utf8)
-    }
-
-    static func escape(_ name: String) -> String {
-        guard name.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "%" }) else { return name }
-        return name.replacing("%", with: "%25").replacing("\t", with: "%09").replacing("\n", with: "%0A")
-    }
-
-    static func unescape(_ name: String) -> String {
-        guard name.contains("%") else { return name }
-        return name.replacing("%09", with: "\t").replacing("%0A", with: "\n").replacing("%25", with: "%")
     }
 }

@@ -55,8 +55,9 @@ public struct PhotosAdapter: DeviceAdapter {
 
         for root in roots {
             guard FileSystem.isDirectory(root) else { await sink.warn("\(root): not a folder; skipped"); continue }
-            var walker = FolderWalker(root: root, excludes: excludes, isPhoto: PhotosAdapter.isPhoto)
-            while let listing = walker.next() {
+            var walker = FolderWalker(root: root, excludes: excludes, accepts: { PhotosAdapter.isPhoto($0) || PhotoFolder.isSidecar($0) })
+            while let next = walker.next() {
+                let listing = PhotoFolder(next)
                 guard visited.insert(listing.path).inserted else { continue }
                 examined += listing.photos.count
                 await sink.progress(examined: examined, total: nil)
@@ -165,7 +166,7 @@ public struct PhotosAdapter: DeviceAdapter {
     private static let photoExtensionBytes = Set(photoExtensions.map { Array($0.utf8.reversed()) })
 
     /// `IMG_1.jpg.xmp` (darktable, digiKam) or `IMG_1.xmp` (Lightroom), from the folder's listing: no extra syscall.
-    static func sidecar(of name: String, in listing: FolderWalker.Listing) -> (name: String, stamp: String)? {
+    static func sidecar(of name: String, in listing: PhotoFolder) -> (name: String, stamp: String)? {
         guard !listing.sidecars.isEmpty else { return nil }
         var candidates = [name + ".xmp", name + ".XMP"]
         if let dot = name.lastIndex(of: ".") { candidates += [String(name[..<dot]) + ".xmp", String(name[..<dot]) + ".XMP"] }

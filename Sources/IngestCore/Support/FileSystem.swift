@@ -113,12 +113,12 @@ public enum FileSystem {
 
 /// Path-component helpers without pulling in Foundation's NSString.
 extension String {
-    var lastPathComponent: String {
+    public var lastPathComponent: String {
         let trimmed = self.count > 1 && hasSuffix("/") ? String(dropLast()) : self
         guard let slash = trimmed.lastIndex(of: "/") else { return trimmed }
         return String(trimmed[trimmed.index(after: slash)...])
     }
-    var deletingLastPathComponent: String {
+    public var deletingLastPathComponent: String {
         let trimmed = self.count > 1 && hasSuffix("/") ? String(dropLast()) : self
         guard let slash = trimmed.lastIndex(of: "/") else { return "" }
         return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])

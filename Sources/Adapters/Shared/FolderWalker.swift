@@ -5,15 +5,15 @@ import Glibc
 
 /// Walks a folder tree one folder at a time: hidden entries skipped, symbolic links followed,
 /// and a folder reached twice (a link loop, a bind mount) walked once, by its device and inode.
+/// Only files whose name `accepts` are stat'ed, so a big tree of other files costs one readdir.
 struct FolderWalker {
-    /// One folder's photos and `.xmp` sidecars, with what one `stat` each says of them.
+    /// One folder's accepted files, in name order, with what one `stat` each says of them.
     struct Listing {
         var path: String
-        var photos: [Entry] = []
-        var sidecars: [String: String] = [:]        // file name → "size:mtime"
+        var files: [Entry] = []
     }
 
-    struct Entry {
+    struct Entry: Sendable {
         var name: String
         var size: Int64
         var mtime: Int64       // nanoseconds
@@ -23,14 +23,16 @@ struct FolderWalker {
     private var folders: [String]
     private var visited: Set<[UInt64]> = []
     private let excludes: [String]
-    private let isPhoto: (String) -> Bool
+    private let accepts: (String) -> Bool
     /// One line per folder that could not be read.
     private(set) var problems: [String] = []
+    /// Folders that could not be opened: what was in them is unknown, not gone.
+    private(set) var unreadable: [String] = []
 
-    init(root: String, excludes: [String], isPhoto: @escaping (String) -> Bool) {
+    init(root: String, excludes: [String], accepts: @escaping (String) -> Bool) {
         self.folders = [root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root]
         self.excludes = excludes
-        self.isPhoto = isPhoto
+        self.accepts = accepts
     }
 
     /// The next folder, depth-first in name order; nil when the tree is done.
@@ -45,7 +47,11 @@ struct FolderWalker {
 
     private mutating func read(_ folder: String) -> Listing? {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { problems.append("\(folder): cannot open folder: \(String(cString: strerror(errno)))"); return nil }
+        guard fd >= 0 else {
+            problems.append("\(folder): cannot open folder: \(String(cString: strerror(errno)))")
+            unreadable.append(folder)
+            return nil
+        }
         var st = stat()
         guard fstat(fd, &st) == 0, visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted, let dir = fdopendir(fd) else {
             close(fd); return nil
@@ -57,9 +63,8 @@ struct FolderWalker {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
             if name.hasPrefix(".") { continue }      // hidden files and folders, and . and ..
             let type = entry.pointee.d_type
-            let sidecar = name.hasSuffix(".xmp") || name.hasSuffix(".XMP")
-            // Only what could matter gets a stat: folders, links, photos and sidecars.
-            guard type == DT_DIR || type == DT_LNK || type == DT_UNKNOWN || sidecar || isPhoto(name) else { continue }
+            // Only what could matter gets a stat: folders, links and accepted files.
+            guard type == DT_DIR || type == DT_LNK || type == DT_UNKNOWN || accepts(name) else { continue }
             let path = folder + "/" + name
             if excluded(path) { continue }
             var s = stat()
@@ -67,13 +72,12 @@ struct FolderWalker {
             let mtime = Int64(s.st_mtim.tv_sec) * 1_000_000_000 + Int64(s.st_mtim.tv_nsec)
             switch s.st_mode & S_IFMT {
             case S_IFDIR: subfolders.append(path)
-            case S_IFREG where sidecar: listing.sidecars[name] = "\(s.st_size):\(mtime)"
-            case S_IFREG where isPhoto(name):
-                listing.photos.append(Entry(name: name, size: Int64(s.st_size), mtime: mtime, inode: UInt64(s.st_ino)))
+            case S_IFREG where accepts(name):
+                listing.files.append(Entry(name: name, size: Int64(s.st_size), mtime: mtime, inode: UInt64(s.st_ino)))
             default: break
             }
         }
-        listing.photos.sort { $0.name < $1.name }
+        listing.files.sort { $0.name < $1.name }
         folders.append(contentsOf: subfolders.sorted(by: >))
         return listing
     }

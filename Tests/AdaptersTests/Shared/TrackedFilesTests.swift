@@ -1,0 +1,150 @@
+import Foundation
+import IngestCore
+import Synchronization
+import Testing
+@testable import Adapters
+
+/// TrackedFiles against real files in a temporary tree: what is re-read, what is queued, and when
+/// tombstones go out.
+struct TrackedFilesTests {
+    /// A toy format: one item per line, `key version`; a line `!` makes the whole file fail.
+    final class Parser: Sendable {
+        let calls = Atomic<Int>(0)
+        let refreshAfter: Date?
+        init(refreshAfter: Date? = nil) { self.refreshAfter = refreshAfter }
+
+        func parse(_ path: String, _ bytes: [UInt8]) -> TrackedFiles.Parse {
+            calls.add(1, ordering: .relaxed)
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+            if lines.contains("!") { return .failed("not this format") }
+            let items = lines.map { line in
+                let f = line.split(separator: " ")
+                return Item(endpoint: .contacts, key: String(f[0]), version: String(f[1]), fields: ["full_name": .string(String(f[0]))])
+            }
+            return .parsed(items, warnings: [], refreshAfter: refreshAfter)
+        }
+    }
+
+    let root: String
+    init() throws {
+        root = NSTemporaryDirectory() + "tracked-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root + "/book/sub", withIntermediateDirectories: true)
+    }
+
+    func write(_ name: String, _ text: String) throws { try text.write(toFile: root + "/" + name, atomically: false, encoding: .utf8) }
+
+    func tracker(_ roots: [String]? = nil) -> TrackedFiles {
+        TrackedFiles(roots: roots ?? [root + "/book"], excludes: [], accepts: { $0.hasSuffix(".txt") })
+    }
+
+    func scan(_ tracker: TrackedFiles, _ parser: Parser, after sink: CollectingSink? = nil, now: Date = Date()) async throws -> CollectingSink {
+        let next = sink?.next() ?? CollectingSink()
+        try await tracker.scan(since: next.anchor, into: next, now: now, parse: parser.parse)
+        return next
+    }
+
+    func summary(_ items: [Item]) -> [String] {
+        items.map { $0.deleted ? "-\($0.key)" : "\($0.key)@\($0.version ?? "")" }.sorted()
+    }
+
+    @Test func anUnchangedTreeIsNotReadAndAnEditQueuesOnlyWhatChanged() async throws {
+        try write("book/a.txt", "alice 1\nbob 1\n")
+        try write("book/sub/b.txt", "carol 1\n")
+        try write("book/ignored.dat", "zed 1\n")
+        let parser = Parser()
+        let first = try await scan(tracker(), parser)
+        #expect(summary(first.items) == ["alice@1", "bob@1", "carol@1"])
+
+        let second = try await scan(tracker(), parser, after: first)
+        #expect(second.items.isEmpty)
+        #expect(parser.calls.load(ordering: .relaxed) == 2, "an unchanged file must not be parsed again")
+
+        // Touched but not edited: read and hashed, not parsed, nothing queued.
+        try write("book/sub/b.txt", "carol 1\n")
+        let touched = try await scan(tracker(), parser, after: second)
+        #expect(touched.items.isEmpty)
+        #expect(parser.calls.load(ordering: .relaxed) == 2)
+
+        // bob edited, alice removed, dave added.
+        try write("book/a.txt", "bob 2\ndave 1\n")
+        let edited = try await scan(tracker(), parser, after: touched)
+        #expect(summary(edited.items) == ["-alice", "bob@2", "dave@1"])
+    }
+
+    @Test func aDeletedFileSendsTombstonesExceptForKeysAnotherFileStillHas() async throws {
+        try write("book/a.txt", "alice 1\nbob 1\n")
+        try write("book/sub/b.txt", "bob 1\n")
+        let parser = Parser()
+        let first = try await scan(tracker(), parser)
+        #expect(summary(first.items) == ["alice@1", "bob@1", "bob@1"])
+        try FileManager.default.removeItem(atPath: root + "/book/a.txt")
+        let second = try await scan(tracker(), parser, after: first)
+        #expect(summary(second.items) == ["-alice"])
+        #expect(second.anchor.entries.keys.sorted() == [TrackedFiles.prefix + root + "/book/sub/b.txt"])
+        // A whole sub-folder removed: its files are gone too.
+        try FileManager.default.removeItem(atPath: root + "/book/sub")
+        let third = try await scan(tracker(), parser, after: second)
+        #expect(summary(third.items) == ["-bob"])
+        #expect(third.anchor.isEmpty)
+    }
+
+    @Test func aFileThatFailsOrAMissingRootIsNotTakenAsDeleted() async throws {
+        try write("book/a.txt", "alice 1\n")
+        let parser = Parser()
+        let first = try await scan(tracker(), parser)
+        try write("book/a.txt", "alice 2\n!\n")
+        let broken = try await scan(tracker(), parser, after: first)
+        #expect(broken.items.isEmpty)
+        #expect(broken.warnings == ["\(root)/book/a.txt: not this format"])
+
+        try FileManager.default.moveItem(atPath: root + "/book", toPath: root + "/elsewhere")
+        let missing = try await scan(tracker(), parser, after: broken)
+        #expect(missing.items.isEmpty, "an unmounted or renamed folder must not delete everything")
+        #expect(missing.warnings.count == 1 && missing.warnings[0].hasPrefix("\(root)/book: "))
+        #expect(missing.anchor.entries.count == 1)
+
+        // Dropped from Path= altogether: its items are gone.
+        try FileManager.default.moveItem(atPath: root + "/elsewhere", toPath: root + "/book")
+        let dropped = try await scan(tracker([root + "/book/sub"]), parser, after: missing)
+        #expect(summary(dropped.items) == ["-alice"])
+    }
+
+    @Test func aFileNamedInPathIsTrackedAndItsRemovalIsADeletion() async throws {
+        try write("single.txt", "erin 1\n")
+        let parser = Parser()
+        let first = try await scan(tracker([root + "/single.txt"]), parser)
+        #expect(summary(first.items) == ["erin@1"])
+        try FileManager.default.removeItem(atPath: root + "/single.txt")
+        let second = try await scan(tracker([root + "/single.txt"]), parser, after: first)
+        #expect(summary(second.items) == ["-erin"])
+        #expect(second.warnings.count == 1)
+    }
+
+    @Test func aRefreshDateMakesAnUnchangedFileParseAgainOnceItPasses() async throws {
+        try write("book/a.txt", "alice 1\n")
+        let now = Date()
+        let parser = Parser(refreshAfter: now.addingTimeInterval(3600))
+        let first = try await scan(tracker(), parser, now: now)
+        _ = try await scan(tracker(), parser, after: first, now: now.addingTimeInterval(60))
+        #expect(parser.calls.load(ordering: .relaxed) == 1)
+        _ = try await scan(tracker(), parser, after: first, now: now.addingTimeInterval(7200))
+        #expect(parser.calls.load(ordering: .relaxed) == 2)
+    }
+
+    @Test func aFileOverTheSizeLimitIsSkippedWithAWarning() async throws {
+        try write("book/a.txt", String(repeating: "x 1\n", count: 1000))
+        var tracker = tracker()
+        tracker.maxFileBytes = 1000
+        let parser = Parser()
+        let sink = try await scan(tracker, parser)
+        #expect(sink.items.isEmpty)
+        #expect(parser.calls.load(ordering: .relaxed) == 0)
+        #expect(sink.warnings.count == 1 && sink.warnings[0].contains("limit"))
+    }
+
+    @Test func theRecordSurvivesEncodingWithAwkwardKeys() {
+        let record = FileRecord(size: 5, mtime: 7, inode: 9, hash: "ab", refreshAfter: Date(timeIntervalSince1970: 1000.5),
+                                items: [.init(endpoint: .calendar, key: "uid\twith%tab\n/20240101T000000Z"): "v1", .init(endpoint: .reminders, key: "t"): ""])
+        #expect(FileRecord(record.encoded) == record)
+    }
+}
