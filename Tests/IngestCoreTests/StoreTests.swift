@@ -96,6 +96,22 @@ struct LocalNodeTests {
                 == .stored(accepted: 0, duplicates: 1))
         #expect(node.post(endpoint: .photos, source: "linux-photos", items: [], credential: .deviceToken) == .tooLarge)
     }
+
+    @Test func aBatchAppliesInOrderAcrossManyRowsAndTombstones() throws {
+        let paths = temporaryPaths()
+        try FileSystem.ensureDirectory(paths.stateDir)
+        let node = try LocalNode(path: paths.localNodeDatabase)
+        // 70 photos (more than one multi-row statement), then "k" stored and deleted in one batch,
+        // then "j" deleted and stored again in one batch.
+        let many = (0..<70).map { photo("p\($0)") }
+        #expect(node.post(endpoint: .photos, source: "linux-photos", items: entries(many + [photo("k"), .tombstone(endpoint: .photos, key: "k")]),
+                          credential: .deviceToken) == .stored(accepted: 72, duplicates: 0))
+        #expect(node.post(endpoint: .photos, source: "linux-photos", items: entries([photo("j"), .tombstone(endpoint: .photos, key: "j"), photo("j", lat: 4)]),
+                          credential: .deviceToken) == .stored(accepted: 3, duplicates: 0))
+        let holdings = try node.holdings()
+        #expect(holdings.map(\.live) == [71] && holdings.map(\.deleted) == [1])
+        #expect(node.post(endpoint: .photos, source: "linux-photos", items: entries(many), credential: .deviceToken) == .stored(accepted: 0, duplicates: 70))
+    }
 }
 
 struct BackoffTests {

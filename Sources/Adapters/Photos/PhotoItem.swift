@@ -22,9 +22,8 @@ enum PhotoItem {
             fields["camera"] = .object(["make": JSONValue(m.make), "model": JSONValue(m.model)].filter { $0.value != .null })
         }
         // The file's name and size go out but are not part of the version: a renamed copy is a duplicate, not an update.
-        let version = Digest.sha256Hex(JSONValue.object(fields).encoded, length: 16)
         fields["file"] = .object(["name": .string(fileName), "size": .int(size)])
-        return Item(endpoint: .photos, key: key(m), version: version, fields: fields)
+        return Item(endpoint: .photos, key: key(m), fields: fields, unversioned: ["file"])
     }
 
     /// From the photo's own identity, never its path: ImageUniqueID where the camera wrote one,

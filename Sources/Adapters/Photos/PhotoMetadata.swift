@@ -104,17 +104,22 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
 
     /// ISO 8601 without zone, e.g. "2021-03-04T05:06:07" (fraction only when non-zero).
     public var description: String {
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        // Written digit by digit: it is made twice per photo, and interpolation with padding cost ~3 µs.
+        var text: [UInt8] = []
+        text.reserveCapacity(30)
+        func digits(_ value: Int, _ width: Int) {
+            var v = max(0, value), out = [UInt8](repeating: 0x30, count: width)
+            for i in stride(from: width - 1, through: 0, by: -1) { out[i] = UInt8(0x30 + v % 10); v /= 10 }
+            if v > 0 { text.append(contentsOf: String(value).utf8) } else { text.append(contentsOf: out) }
         }
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+        digits(year, 4); text.append(0x2D); digits(month, 2); text.append(0x2D); digits(day, 2); text.append(0x54)
+        digits(hour, 2); text.append(0x3A); digits(minute, 2); text.append(0x3A); digits(second, 2)
         if nanosecond != 0 {
-            var fraction = pad(nanosecond, 9)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
+            text.append(0x2E)
+            digits(nanosecond, 9)
+            while text.last == 0x30 { text.removeLast() }
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

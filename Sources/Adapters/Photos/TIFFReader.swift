@@ -13,7 +13,7 @@ struct TIFFReader {
     private let source: any ByteSource
     private let order: ByteOrder
     private let firstIFD: Int
-    private var visited: Set<Int> = []
+    private var visited: [Int] = []          // IFD offsets read; at most three
 
     /// Decodes the metadata of the TIFF stream whose header is at offset 0 of `source`.
     static func metadata(from source: any ByteSource) throws(PhotoReadError) -> PhotoMetadata {
@@ -56,15 +56,21 @@ struct TIFFReader {
         let field: ArraySlice<UInt8>
     }
 
-    private typealias Directory = [Int: Entry]
+    /// An IFD's entries in file order. Tens of entries and a few lookups per photo: a linear
+    /// search beats hashing here (a dictionary cost ~15% of a whole scan).
+    private struct Directory {
+        var entries: [Entry] = []
+        subscript(tag: Int) -> Entry? { entries.first { $0.tag == tag } }
+    }
 
     private mutating func directory(at offset: Int, name: String) throws(PhotoReadError) -> Directory {
         guard offset >= 8, offset <= source.count - 2 else {
             throw PhotoReadError("\(name) offset \(offset.hex) points outside \(source.name) (size \(source.count))")
         }
-        guard visited.insert(offset).inserted else {
+        guard !visited.contains(offset) else {
             throw PhotoReadError("IFD loop: \(name) at offset \(offset.hex) was already read")
         }
+        visited.append(offset)
         let entryCount = order.u16(try source.bytes(at: offset, count: 2), at: 0)
         guard entryCount <= Self.maxEntriesPerIFD else {
             throw PhotoReadError("\(name) at offset \(offset.hex) claims \(entryCount) entries (limit \(Self.maxEntriesPerIFD))")
@@ -73,14 +79,15 @@ struct TIFFReader {
             throw PhotoReadError("\(name) at offset \(offset.hex) with \(entryCount) entries runs past the end of \(source.name) (size \(source.count))")
         }
         let raw = try source.bytes(at: offset + 2, count: entryCount * 12)
-        var entries: Directory = [:]
+        var entries = Directory()
+        entries.entries.reserveCapacity(entryCount)
         for index in 0..<entryCount {
             let at = index * 12
             let tag = order.u16(raw, at: at)
             guard entries[tag] == nil else { continue }
             let fieldStart = raw.startIndex + at + 8
-            entries[tag] = Entry(tag: tag, type: order.u16(raw, at: at + 2), count: order.u32(raw, at: at + 4),
-                                 field: raw[fieldStart..<(fieldStart + 4)])
+            entries.entries.append(Entry(tag: tag, type: order.u16(raw, at: at + 2), count: order.u32(raw, at: at + 4),
+                                 field: raw[fieldStart..<(fieldStart + 4)]))
         }
         return entries
     }
@@ -88,18 +95,26 @@ struct TIFFReader {
     /// The IFD a pointer tag refers to; a missing pointer or offset 0 means none.
     private mutating func subDirectory(of parent: Directory, pointerTag: Int, name: String) throws(PhotoReadError) -> Directory {
         guard let numbers = try numbers(pointerTag, in: parent), let first = numbers.first,
-              let offset = first, offset != 0 else { return [:] }
+              let offset = first, offset != 0 else { return Directory() }
         return try directory(at: Int(offset), name: name)
     }
 
     // MARK: Values
 
     /// Byte width of each TIFF field type; types not listed cannot be decoded and are ignored.
-    private static let typeWidths: [Int: Int] = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4]
+    private static func width(ofType type: Int) -> Int? {
+        switch type {
+        case 1, 2, 6, 7: return 1
+        case 3, 8: return 2
+        case 4, 9, 11, 13: return 4
+        case 5, 10, 12: return 8
+        default: return nil
+        }
+    }
 
     /// The raw value bytes: inline in the entry when they fit in 4 bytes, else at the offset it holds.
     private func valueBytes(_ entry: Entry) throws(PhotoReadError) -> ArraySlice<UInt8>? {
-        guard let width = Self.typeWidths[entry.type] else { return nil }
+        guard let width = Self.width(ofType: entry.type) else { return nil }
         guard entry.count <= Self.maxValueBytes / width else {
             throw PhotoReadError("tag \(entry.tag.hex) declares \(entry.count) values, over the \(Self.maxValueBytes >> 10) KiB limit")
         }
@@ -115,7 +130,7 @@ struct TIFFReader {
     /// Numeric values as Doubles; a rational with a zero denominator becomes nil, not NaN or infinity.
     private func numbers(_ tag: Int, in directory: Directory) throws(PhotoReadError) -> [Double?]? {
         guard let entry = directory[tag], let raw = try valueBytes(entry) else { return nil }
-        let width = Self.typeWidths[entry.type] ?? 1
+        let width = Self.width(ofType: entry.type) ?? 1
         return (0..<entry.count).map { index -> Double? in
             let at = index * width
             switch entry.type {

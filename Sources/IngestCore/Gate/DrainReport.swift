@@ -48,6 +48,17 @@ public struct DrainReport: Sendable {
 
     public var deliveredTotal: Int { delivered.values.reduce(0, +) }
 
+    /// Adds what a later drain of the same run did.
+    public mutating func merge(_ later: DrainReport) {
+        delivered.merge(later.delivered, uniquingKeysWith: +)
+        accepted += later.accepted
+        duplicates += later.duplicates
+        deadLettered += later.deadLettered
+        parked.merge(later.parked) { _, newer in newer }
+        stop = later.stop ?? stop
+        lockedElsewhere = lockedElsewhere || later.lockedElsewhere
+    }
+
     /// DESIGN.md: 4 when the node is unreachable or refused (everything kept), else 1 when items
     /// were dead-lettered, else 0.
     public var exitCode: Int32 {

@@ -16,10 +16,19 @@ public struct Item: Sendable, Hashable {
     ///   - version: the content state; `nil` lets `Item` use a hash of `fields`, so an edit
     ///     goes out as an update and an unchanged re-scan is a duplicate.
     ///   - versioned: false for things that never change (a capture): no version is sent.
-    public init(endpoint: Endpoint, key: String, version: String? = nil, versioned: Bool = true, fields: [String: JSONValue]) {
-        let kept = fields.filter { $0.value != .null || Item.nullableFields.contains($0.key) }
-        let version = versioned ? version ?? Digest.sha256Hex(JSONValue.object(kept).encoded, length: 16) : nil
-        self.init(endpoint: endpoint, key: key, version: version, deleted: false, fields: kept)
+    ///   - unversioned: fields sent but left out of that hash (a photo's file name: a renamed
+    ///     copy is a duplicate, not an update).
+    public init(endpoint: Endpoint, key: String, version: String? = nil, versioned: Bool = true,
+                fields: [String: JSONValue], unversioned: Set<String> = []) {
+        let kept = fields.values.contains(.null) ? fields.filter { $0.value != .null || Item.nullableFields.contains($0.key) } : fields
+        // Each member is encoded once; the version hashes the object of the versioned members,
+        // and the body is the same members with key/version spliced in at their sorted place.
+        let members = JSONValue.encodedMembers(kept)
+        let version = versioned ? version ?? Digest.sha256Hex(JSONValue.object(members, excluding: unversioned), length: 16) : nil
+        var extra: [(String, JSONValue)] = [("key", .string(key))]
+        if let version { extra.append(("version", .string(version))) }
+        self.endpoint = endpoint; self.key = key; self.version = version; self.deleted = false; self.fields = kept
+        self.json = JSONValue.object(members, merging: extra)
     }
 
     private init(endpoint: Endpoint, key: String, version: String?, deleted: Bool, fields: [String: JSONValue]) {

@@ -98,6 +98,58 @@ extension JSONValue {
         }
     }
 
+    /// An object's members encoded one by one (`"name":value`), in key order.
+    struct EncodedMembers {
+        var bytes: [UInt8] = []
+        var members: [(name: String, range: Range<Int>)] = []
+    }
+
+    static func encodedMembers(_ fields: [String: JSONValue]) -> EncodedMembers {
+        var out = EncodedMembers()
+        out.bytes.reserveCapacity(fields.count * 24)
+        out.members.reserveCapacity(fields.count)
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            let start = out.bytes.count
+            encodeString(name, into: &out.bytes)
+            out.bytes.append(UInt8(ascii: ":"))
+            value.encode(into: &out.bytes)
+            out.members.append((name, start..<out.bytes.count))
+        }
+        return out
+    }
+
+    /// `{…}` of the members not named in `excluded`: the same bytes `.object(…).encoded` gives.
+    static func object(_ m: EncodedMembers, excluding excluded: Set<String>) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(m.bytes.count + 2)
+        for member in m.members where !excluded.contains(member.name) {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: m.bytes[member.range])
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// `{…}` of all members with `extra` (in key order) merged in at their sorted places.
+    static func object(_ m: EncodedMembers, merging extra: [(String, JSONValue)]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(m.bytes.count + 96)
+        var next = extra[...]
+        func separate() { if out.count > 1 { out.append(UInt8(ascii: ",")) } }
+        func writeExtra(_ e: (String, JSONValue)) {
+            separate()
+            encodeString(e.0, into: &out); out.append(UInt8(ascii: ":")); e.1.encode(into: &out)
+        }
+        for member in m.members {
+            while let e = next.first, e.0 < member.name { writeExtra(e); next.removeFirst() }
+            separate()
+            out.append(contentsOf: m.bytes[member.range])
+        }
+        for e in next { writeExtra(e) }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
     static func encodeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them whole.

@@ -38,21 +38,28 @@ public final class LocalNode: NodeTransport {
         let now = Date().timeIntervalSince1970
         do {
             let (accepted, duplicates) = try db.transaction { (c) throws(SQLiteError) -> (Int, Int) in
+                // Runs of upserts go in multi-row statements, tombstones one by one, in batch order.
+                // The row count says accepted (1) or duplicate (0), summed.
                 var accepted = 0
-                for item in items {
-                    // One statement per item; the row count says accepted (1) or duplicate (0).
-                    if item.deleted {
+                var i = 0
+                while i < items.count {
+                    if items[i].deleted {
                         accepted += try c.run("UPDATE items SET deleted = 1, received_at = ? WHERE endpoint = ? AND source = ? AND key = ? AND deleted = 0",
-                                              [.double(now), .text(endpoint.rawValue), .text(source), .text(item.key)])
-                    } else {
-                        accepted += try c.run("""
-                            INSERT INTO items(endpoint, source, key, version, deleted, item, received_at) VALUES(?, ?, ?, ?, 0, ?, ?)
-                            ON CONFLICT(endpoint, source, key) DO UPDATE SET version = excluded.version, deleted = 0,
-                                item = excluded.item, received_at = excluded.received_at
-                            WHERE items.version IS NOT excluded.version
-                            """, [.text(endpoint.rawValue), .text(source), .text(item.key), item.version.map(SQLValue.text) ?? .null,
-                                  .blob(item.body), .double(now)])
+                                              [.double(now), .text(endpoint.rawValue), .text(source), .text(items[i].key)])
+                        i += 1
+                        continue
                     }
+                    var upserts: [SQLValue] = []
+                    while i < items.count, !items[i].deleted {
+                        upserts += [.text(endpoint.rawValue), .text(source), .text(items[i].key), items[i].version.map(SQLValue.text) ?? .null,
+                                    .int(0), .blob(items[i].body), .double(now)]
+                        i += 1
+                    }
+                    accepted += try c.insertRows("INSERT INTO items(endpoint, source, key, version, deleted, item, received_at)", columns: 7, upserts, tail: """
+                        ON CONFLICT(endpoint, source, key) DO UPDATE SET version = excluded.version, deleted = 0,
+                            item = excluded.item, received_at = excluded.received_at
+                        WHERE items.version IS NOT excluded.version
+                        """)
                 }
                 return (accepted, items.count - accepted)
             }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// Wires config, state store, node and gate together for one command.
 public struct Agent: Sendable {
@@ -48,7 +49,8 @@ public struct Agent: Sendable {
 
     /// Scans each adapter in turn. With `store` nil (`--dry-run`) items are printed, not queued,
     /// and anchors are read from `anchors` (the read-only store, if any) but never written.
-    public func scan(_ configs: [AdapterConfig], store: StateStore?, dryRun: Bool, readOnlyAnchors: StateStore? = nil) async -> [ScanResult] {
+    public func scan(_ configs: [AdapterConfig], store: StateStore?, dryRun: Bool, readOnlyAnchors: StateStore? = nil,
+                     onCommit: @escaping @Sendable () -> Void = {}) async -> [ScanResult] {
         var results: [ScanResult] = []
         for config in configs {
             var result = ScanResult(adapter: config.name, type: config.type, queued: 0, warnings: 0)
@@ -62,7 +64,7 @@ public struct Agent: Sendable {
                     result.queued = sink.queued.load(ordering: .relaxed)
                     result.warnings = sink.warnings.load(ordering: .relaxed)
                 } else if let store {
-                    let sink = StoreSink(store: store, adapter: config.name, source: source)
+                    let sink = StoreSink(store: store, adapter: config.name, source: source, onCommit: onCommit)
                     defer { sink.progressLine.finish() }
                     try await adapter.scan(since: try store.anchor(for: config.name), into: sink)
                     result.queued = sink.queued.load(ordering: .relaxed)
@@ -77,5 +79,26 @@ public struct Agent: Sendable {
             results.append(result)
         }
         return results
+    }
+
+    /// `run`: scans `configs` and sends what they queue through `gate` while the scan goes on, so
+    /// the node's work and the state store's overlap the reading of files. Sending stops early
+    /// when the node fails (the items stay queued for the next run).
+    public func scanAndSend(_ configs: [AdapterConfig], store: StateStore, gate: IngestGate, policy: DrainPolicy) async -> ([ScanResult], DrainReport) {
+        let wakeup = Wakeup()
+        let scanned = Atomic<Bool>(false)
+        let sender = Task {
+            var report = DrainReport()
+            while true {
+                let last = scanned.load(ordering: .acquiring)
+                report.merge(await gate.drain(policy))
+                if last || report.stop != nil || report.lockedElsewhere { return report }
+                await wakeup.wait(until: nil)
+            }
+        }
+        let results = await scan(configs, store: store, dryRun: false, onCommit: { wakeup.kick() })
+        scanned.store(true, ordering: .releasing)
+        wakeup.kick()
+        return (results, await sender.value)
     }
 }

@@ -50,9 +50,12 @@ public final class SQLiteDatabase: Sendable {
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
     /// IMMEDIATE takes the write lock up front, so concurrent writers wait (busy timeout)
-    /// instead of failing halfway.
-    public func transaction<R: Sendable>(_ body: (borrowing SQLiteConnection) throws(SQLiteError) -> R) throws(SQLiteError) -> R {
+    /// instead of failing halfway. With `durable` false the commit is not fsynced (the database
+    /// stays consistent; a power cut may only undo it), for writes that are safe to lose.
+    public func transaction<R: Sendable>(durable: Bool = true, _ body: (borrowing SQLiteConnection) throws(SQLiteError) -> R) throws(SQLiteError) -> R {
         try withConnection { (c) throws(SQLiteError) -> R in
+            if !durable { try c.execute("PRAGMA synchronous=NORMAL") }
+            defer { if !durable { try? c.execute("PRAGMA synchronous=FULL") } }
             try c.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
                 let result = try body(c)
@@ -107,6 +110,24 @@ public struct SQLiteConnection: ~Copyable {
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(rc, db, function: "sqlite3_step", path: path, sql: sql) }
         sqlite3_reset(stmt)
         return Int(sqlite3_changes(db))
+    }
+
+    /// `head VALUES (…), (…) … tail` for many rows, `columns` values each, flattened in `values`:
+    /// 32 rows share one statement's overhead (cache lookup, step, reset), which for small rows
+    /// costs as much as the row itself. Returns the number of rows changed.
+    @discardableResult
+    public func insertRows(_ head: String, columns: Int, _ values: [SQLValue], tail: String = "") throws(SQLiteError) -> Int {
+        precondition(columns > 0 && values.count % columns == 0, "insertRows takes whole rows")
+        let rowCount = values.count / columns, perStatement = 32
+        let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        var changed = 0, row = 0
+        while row < rowCount {
+            let n = min(perStatement, rowCount - row)
+            let sql = head + " VALUES " + Array(repeating: tuple, count: n).joined(separator: ", ") + (tail.isEmpty ? "" : " " + tail)
+            changed += try run(sql, Array(values[(row * columns)..<((row + n) * columns)]))
+            row += n
+        }
+        return changed
     }
 
     /// Steps through the rows of one statement; `row` returns false to stop early.

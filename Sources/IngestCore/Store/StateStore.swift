@@ -109,15 +109,17 @@ public final class StateStore: Sendable {
         return try wrap { () throws(SQLiteError) -> Int in
             try db.transaction { (c) throws(SQLiteError) -> Int in
                 var lanes: [Endpoint: Int64] = [:]
+                var rows: [SQLValue] = []
+                rows.reserveCapacity(items.count * 7)
                 for item in items {
                     let lane: Int64
                     if let known = lanes[item.endpoint] { lane = known } else {
                         lane = try laneID(item.endpoint, source, c); lanes[item.endpoint] = lane
                     }
-                    try c.run("INSERT INTO outbox(lane, adapter, key, version, deleted, body, enqueued_at) VALUES(?, ?, ?, ?, ?, ?, ?)",
-                              [.int(lane), .text(adapter), .text(item.key), item.version.map(SQLValue.text) ?? .null,
-                               .int(item.deleted ? 1 : 0), .blob(item.json), .double(now)])
+                    rows += [.int(lane), .text(adapter), .text(item.key), item.version.map(SQLValue.text) ?? .null,
+                             .int(item.deleted ? 1 : 0), .blob(item.json), .double(now)]
                 }
+                try c.insertRows("INSERT INTO outbox(lane, adapter, key, version, deleted, body, enqueued_at)", columns: 7, rows)
                 for (key, value) in anchor.updates {
                     try c.run("INSERT OR REPLACE INTO anchors(adapter, key, value) VALUES(?, ?, ?)", [.text(adapter), .text(key), .blob(Array(value))])
                 }
@@ -230,9 +232,7 @@ public final class StateStore: Sendable {
         try wrap { () throws(SQLiteError) in
             // Without an fsync: a deletion lost to a power cut only makes the node see the batch
             // again, which it answers with duplicates. Queueing stays synchronous=FULL.
-            try db.withConnection { (c) throws(SQLiteError) in try c.execute("PRAGMA synchronous=NORMAL") }
-            defer { try? db.withConnection { (c) throws(SQLiteError) in try c.execute("PRAGMA synchronous=FULL") } }
-            try db.transaction { (c) throws(SQLiteError) in
+            try db.transaction(durable: false) { (c) throws(SQLiteError) in
                 try c.run("DELETE FROM outbox WHERE lane = ? AND id BETWEEN ? AND ?", [.int(first.lane), .int(first.id), .int(last)])
                 for (adapter, count) in perAdapter {
                     try c.run("""

@@ -55,9 +55,8 @@ enum RunCommand {
         if resync, let name = names.first {
             do { try store.resetAnchor(for: name) } catch { throw .store(error) }
         }
-        let results = await agent.scan(selected, store: store, dryRun: false)
         let gate = try agent.gate(store: store, node: node)
-        let report = await gate.drain(DrainPolicy(maxWait: node.maxWait))
+        let (results, report) = await agent.scanAndSend(selected, store: store, gate: gate, policy: DrainPolicy(maxWait: node.maxWait))
         Output.printPass(results: results, report: report, node: await gate.nodeName, json: json)
         let scanFailed = results.contains { $0.error != nil }
         return report.exitCode == 0 && scanFailed ? .someFailed : ExitCode(rawValue: report.exitCode) ?? .someFailed

@@ -26,4 +26,11 @@ struct PhotosConfigTests {
         noGPS.latitude = nil
         #expect(PhotoItem.make(noGPS, fileName: "x", size: 1) == nil)
     }
+
+    @Test func localTimesPrintAsISO8601WithTheFractionTrimmed() {
+        #expect(LocalDateTime(year: 987, month: 1, day: 2, hour: 3, minute: 4, second: 5).description == "0987-01-02T03:04:05")
+        #expect(LocalDateTime(year: 2024, month: 12, day: 31, hour: 23, minute: 59, second: 59, nanosecond: 120_000_000).description
+                == "2024-12-31T23:59:59.12")
+        #expect(LocalDateTime(year: 2024, month: 1, day: 1, hour: 0, minute: 0, second: 0, nanosecond: 5).description == "2024-01-01T00:00:00.000000005")
+    }
 }
