@@ -71,6 +71,26 @@ struct StateStoreTests {
         #expect(try store.outboxDepth().isEmpty)
         #expect(try store.recentDeadLetters(limit: 5).map(\.error) == ["lat out of range"])
     }
+
+    @Test func theJournalIsRewrittenByTimePrunedAndKeptAcrossAResync() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        var changes = AnchorChanges(updates: ["last": Data([1])])
+        changes.journal = [JournalEntry(time: 100, data: [1]), JournalEntry(time: 160, data: [2])]
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: changes)
+        var grow = AnchorChanges()
+        grow.journal = [JournalEntry(time: 160, data: [2, 3])]
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: grow)
+        #expect(try store.journal(for: "gps", since: 0) == [JournalEntry(time: 100, data: [1]), JournalEntry(time: 160, data: [2, 3])])
+        #expect(try store.journal(for: "gps", since: 150).map(\.time) == [160])
+        #expect(try store.journal(for: "other", since: 0).isEmpty)
+        try store.resetAnchor(for: "gps")
+        #expect(try store.anchor(for: "gps").isEmpty)
+        #expect(try store.journal(for: "gps", since: 0).count == 2, "resync re-derives from the journal, so it must survive")
+        var prune = AnchorChanges()
+        prune.journalPruneBefore = 150
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: prune)
+        #expect(try store.journal(for: "gps", since: 0).map(\.time) == [160])
+    }
 }
 
 struct LocalNodeTests {

@@ -42,10 +42,21 @@ public protocol ItemSink: Sendable {
     func warn(_ message: String) async
     /// For the terminal progress line: a file or record looked at.
     func progress(examined: Int, total: Int?) async
+    /// The adapter's journal from time `since` on (see ``JournalEntry``).
+    func journal(since: Double) async throws -> [JournalEntry]
 }
 
 extension ItemSink {
     public func progress(examined: Int, total: Int?) async {}
+}
+
+/// A chunk of time-stamped samples an adapter keeps in the state store beside its anchor (gpsd
+/// fixes), written with `AnchorChanges.journal` and read back with `ItemSink.journal(since:)`.
+/// An entry replaces the one with the same time, so a growing chunk is rewritten in place.
+public struct JournalEntry: Sendable, Equatable {
+    public var time: Double
+    public var data: [UInt8]
+    public init(time: Double, data: [UInt8]) { self.time = time; self.data = data }
 }
 
 /// An adapter instance's saved position, as key → bytes entries (one per file, or one
@@ -61,7 +72,11 @@ public struct Anchor: Sendable {
 public struct AnchorChanges: Sendable {
     public var updates: [String: Data]
     public var removals: Set<String>
+    /// Journal entries to write (or rewrite, by time).
+    public var journal: [JournalEntry] = []
+    /// Journal entries older than this are dropped.
+    public var journalPruneBefore: Double?
     public init(updates: [String: Data] = [:], removals: Set<String> = []) { self.updates = updates; self.removals = removals }
     public static let none = AnchorChanges()
-    public var isEmpty: Bool { updates.isEmpty && removals.isEmpty }
+    public var isEmpty: Bool { updates.isEmpty && removals.isEmpty && journal.isEmpty && journalPruneBefore == nil }
 }

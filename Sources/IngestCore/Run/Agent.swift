@@ -59,7 +59,7 @@ public struct Agent: Sendable {
                 let source = type(of: adapter).source
                 if dryRun {
                     let anchor = (try? readOnlyAnchors?.anchor(for: config.name)) ?? Anchor()
-                    let sink = DryRunSink(adapter: config.name, source: source)
+                    let sink = DryRunSink(adapter: config.name, source: source, store: readOnlyAnchors)
                     try await adapter.scan(since: anchor, into: sink)
                     result.queued = sink.queued.load(ordering: .relaxed)
                     result.warnings = sink.warnings.load(ordering: .relaxed)

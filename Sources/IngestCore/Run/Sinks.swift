@@ -29,16 +29,22 @@ final class StoreSink: ItemSink {
     }
 
     func progress(examined: Int, total: Int?) async { progressLine.update(examined, of: total, unit: "examined") }
+
+    func journal(since: Double) async throws -> [JournalEntry] { try store.journal(for: adapter, since: since) }
 }
 
 /// `run --dry-run`: prints each item that would be queued as one JSON line and changes nothing.
 final class DryRunSink: ItemSink {
     let adapter: String
     let source: String
+    /// The existing store, read-only, if there is one.
+    let store: StateStore?
     let queued = Atomic<Int>(0)
     let warnings = Atomic<Int>(0)
 
-    init(adapter: String, source: String) { self.adapter = adapter; self.source = source }
+    init(adapter: String, source: String, store: StateStore?) { self.adapter = adapter; self.source = source; self.store = store }
+
+    func journal(since: Double) async throws -> [JournalEntry] { try store?.journal(for: adapter, since: since) ?? [] }
 
     func commit(_ items: [Item], anchor: AnchorChanges) async throws {
         var out: [UInt8] = []

@@ -34,7 +34,7 @@ public final class StateStore: Sendable {
     public var path: String { db.path }
     private let laneIDs = Mutex<[String: Int64]>([:])
 
-    static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 2
 
     /// Opens the store, creating the state directory (0700) and the schema when needed.
     public init(paths: Paths) throws(StoreError) {
@@ -66,8 +66,8 @@ public final class StateStore: Sendable {
         // The common case, an existing store, must not take the write lock just to look.
         guard try db.withConnection({ (c) throws(SQLiteError) -> Int64 in try c.scalar("PRAGMA user_version") }) < StateStore.schemaVersion else { return }
         try db.transaction { (c) throws(SQLiteError) in
-            guard try c.scalar("PRAGMA user_version") < StateStore.schemaVersion else { return }
-            try c.execute("""
+            let version = try c.scalar("PRAGMA user_version")
+            if version < 1 { try c.execute("""
                 -- Rows are only ever inserted and deleted, never updated. A new row's id is above every
                 -- row that exists (a batch's rows exist until the node confirms them), so a batch is
                 -- a contiguous id range of its lane and leaves with one range delete. No AUTOINCREMENT:
@@ -87,8 +87,14 @@ public final class StateStore: Sendable {
                     adapter TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL, error TEXT NOT NULL, failed_at REAL NOT NULL);
                 CREATE TABLE endpoint_notes(endpoint TEXT PRIMARY KEY, note TEXT NOT NULL, at REAL NOT NULL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                PRAGMA user_version = \(StateStore.schemaVersion);
-                """)
+                """) }
+            if version < 2 { try c.execute("""
+                -- Time-stamped samples an adapter keeps beside its anchor (gpsd fixes), one row per
+                -- chunk; `resync` forgets the anchor but keeps these, so it re-derives from them.
+                CREATE TABLE journal(adapter TEXT NOT NULL, t REAL NOT NULL, data BLOB NOT NULL,
+                    PRIMARY KEY(adapter, t)) WITHOUT ROWID;
+                """) }
+            try c.execute("PRAGMA user_version = \(StateStore.schemaVersion)")
         }
     }
 
@@ -126,6 +132,12 @@ public final class StateStore: Sendable {
                 for key in anchor.removals {
                     try c.run("DELETE FROM anchors WHERE adapter = ? AND key = ?", [.text(adapter), .text(key)])
                 }
+                for entry in anchor.journal {
+                    try c.run("INSERT OR REPLACE INTO journal(adapter, t, data) VALUES(?, ?, ?)", [.text(adapter), .double(entry.time), .blob(entry.data)])
+                }
+                if let before = anchor.journalPruneBefore {
+                    try c.run("DELETE FROM journal WHERE adapter = ? AND t < ?", [.text(adapter), .double(before)])
+                }
                 return items.count
             }
         }
@@ -150,6 +162,19 @@ public final class StateStore: Sendable {
                     entries[r.text(0) ?? ""] = Data(r.blob(1)); return true
                 }
                 return Anchor(entries)
+            }
+        }
+    }
+
+    /// `adapter`'s journal entries from time `since` on, in time order.
+    public func journal(for adapter: String, since: Double) throws(StoreError) -> [JournalEntry] {
+        try wrap { () throws(SQLiteError) -> [JournalEntry] in
+            try db.withConnection { (c) throws(SQLiteError) -> [JournalEntry] in
+                var entries: [JournalEntry] = []
+                try c.query("SELECT t, data FROM journal WHERE adapter = ? AND t >= ? ORDER BY t", [.text(adapter), .double(since)]) { r in
+                    entries.append(JournalEntry(time: r.double(0), data: r.blob(1))); return true
+                }
+                return entries
             }
         }
     }

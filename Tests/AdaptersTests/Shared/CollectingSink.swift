@@ -9,17 +9,24 @@ final class CollectingSink: ItemSink {
         var items: [Item] = []
         var warnings: [String] = []
         var anchor = Anchor()
+        var journal: [Double: [UInt8]] = [:]
     }
     private let state = Mutex(State())
 
-    init(anchor: Anchor = Anchor()) { state.withLock { $0.anchor = anchor } }
+    init(anchor: Anchor = Anchor(), journal: [Double: [UInt8]] = [:]) { state.withLock { $0.anchor = anchor; $0.journal = journal } }
 
     func commit(_ items: [Item], anchor changes: AnchorChanges) async throws {
         state.withLock { s in
             s.items += items
             for key in changes.removals { s.anchor.entries[key] = nil }
             for (key, value) in changes.updates { s.anchor.entries[key] = value }
+            for entry in changes.journal { s.journal[entry.time] = entry.data }
+            if let before = changes.journalPruneBefore { s.journal = s.journal.filter { $0.key >= before } }
         }
+    }
+
+    func journal(since: Double) async throws -> [JournalEntry] {
+        state.withLock { s in s.journal.filter { $0.key >= since }.sorted { $0.key < $1.key }.map { JournalEntry(time: $0.key, data: $0.value) } }
     }
 
     func warn(_ message: String) async { state.withLock { $0.warnings.append(message) } }
@@ -29,5 +36,5 @@ final class CollectingSink: ItemSink {
     var anchor: Anchor { state.withLock { $0.anchor } }
 
     /// A sink for the next scan: same anchor, nothing collected yet.
-    func next() -> CollectingSink { CollectingSink(anchor: anchor) }
+    func next() -> CollectingSink { state.withLock { CollectingSink(anchor: $0.anchor, journal: $0.journal) } }
 }
