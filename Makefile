@@ -10,7 +10,7 @@ UNIT_DIR ?= $(HOME)/.config/systemd/user
 
 # Build and library packages, then what the tests run against.
 APT_BUILD = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libsystemd-dev libical-dev libgps-dev
-APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick libheif-examples libavif-bin webp
+APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick libheif-examples libavif-bin webp gpsd gpsd-clients procps
 APT_BENCH = time hyperfine
 
 # The user's config when there is one, else the repo's demo config (fixtures/demo).

@@ -16,6 +16,8 @@ let package = Package(
         // libsystemd and libcrypto are dlopen'd on first use too (see their shim.h): not linked.
         .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
+        // libgps is dlopen'd on first use too, by the gpsd adapter only.
+        .systemLibrary(name: "CGPS", providers: [.apt(["libgps-dev"])]),
         .target(
             name: "IngestCore",
             dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto"]
@@ -24,9 +26,9 @@ let package = Package(
         // example in adapters.d/ cannot disagree (a test checks the copy).
         .target(
             name: "Adapters",
-            dependencies: ["IngestCore"],
-            exclude: ["Photos/README.md"],
-            resources: [.embedInCode("Photos/photos.conf")]
+            dependencies: ["IngestCore", "CGPS"],
+            exclude: ["Photos/README.md", "GPSD/README.md"],
+            resources: [.embedInCode("Photos/photos.conf"), .embedInCode("GPSD/gpsd.conf")]
         ),
         .executableTarget(
             name: "hearthloom-ingest",

@@ -26,4 +26,6 @@ public struct Paths: Sendable {
     public var stateDatabase: String { stateDir.appendingPath("state.db") }
     public var localNodeDatabase: String { stateDir.appendingPath("local-node.db") }
     public var drainLock: String { stateDir.appendingPath("drain.lock") }
+    /// Held by whoever follows or scans a live adapter instance, so `watch` and a timer `run` never both do.
+    public func liveLock(_ adapter: String) -> String { stateDir.appendingPath("live-\(adapter).lock") }
 }

@@ -64,6 +64,13 @@ public struct Agent: Sendable {
                     result.queued = sink.queued.load(ordering: .relaxed)
                     result.warnings = sink.warnings.load(ordering: .relaxed)
                 } else if let store {
+                    // A live adapter that `watch` follows is its to update; a timer run leaves it be.
+                    var liveLock: FileLock?
+                    if adapter is any LiveAdapter {
+                        liveLock = await FileLock.acquire(paths.liveLock(config.name), wait: 0)
+                        if liveLock == nil { Log.info("\(config.name): followed live by watch; not scanned"); results.append(result); continue }
+                    }
+                    defer { withExtendedLifetime(liveLock) {} }
                     let sink = StoreSink(store: store, adapter: config.name, source: source, onCommit: onCommit)
                     defer { sink.progressLine.finish() }
                     try await adapter.scan(since: try store.anchor(for: config.name), into: sink)

@@ -86,6 +86,11 @@ public final class Watcher: Sendable {
     /// Runs one live adapter until cancelled; an error is recorded and the adapter restarted
     /// after a growing pause, so a broken source does not spin.
     private func follow(_ adapter: some LiveAdapter, config: AdapterConfig) async {
+        guard let lock = await FileLock.acquire(agent.paths.liveLock(config.name), wait: 0) else {
+            Log.error("\(config.name): another watch already follows it; not followed here")
+            return
+        }
+        defer { withExtendedLifetime(lock) {} }
         let wakeup = self.wakeup
         var backoff = Backoff(base: 1, cap: 60)
         while !Task.isCancelled {

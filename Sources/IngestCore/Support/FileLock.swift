@@ -13,7 +13,7 @@ public final class FileLock {
     public static func acquire(_ path: String, wait: Double) async -> FileLock? {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            Log.warning("\(path): cannot open the drain lock: \(String(cString: strerror(errno)))")
+            Log.warning("\(path): cannot open the lock: \(String(cString: strerror(errno)))")
             return nil
         }
         let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))

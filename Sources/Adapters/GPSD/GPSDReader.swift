@@ -1,0 +1,87 @@
+@preconcurrency import Dispatch
+import FoundationEssentials
+import IngestCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Follows gpsd on a thread of its own (libgps calls block), reconnecting with backoff when
+/// gpsd is absent or restarts, and when the socket stays silent longer than `silence`.
+/// What it reads comes out of `events`, in order.
+final class GPSDReader: Sendable {
+    enum Event: Sendable {
+        case connected(String)
+        case lost(String)
+        case fix(Fix)
+        /// gpsd speaks a protocol major version other than 3.
+        case unknownProtocol(major: Int, minor: Int)
+    }
+
+    let events: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+    private let stopped = Atomic<Bool>(false)
+
+    init(host: String, port: Int, silence: Double) {
+        (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(100_000))
+        let queue = DispatchQueue(label: "hearthloom.gpsd-reader")
+        queue.async { [self] in loop(host: host, port: port, silence: silence) }
+    }
+
+    /// Ends the thread within half a second; `events` then finishes.
+    func stop() { stopped.store(true, ordering: .relaxed) }
+
+    private var isStopped: Bool { stopped.load(ordering: .relaxed) }
+
+    private func loop(host: String, port: Int, silence: Double) {
+        var backoff = Backoff(base: 1, cap: 30)
+        var lastProblem = ""
+        let clock = ContinuousClock()
+        while !isStopped {
+            let connection: GPSDConnection
+            do { connection = try GPSDConnection(host: host, port: port) } catch {
+                // Said once per outage, not at every retry.
+                if error.description != lastProblem { continuation.yield(.lost(error.description)); lastProblem = error.description }
+                pause(backoff.next())
+                continue
+            }
+            continuation.yield(.connected("\(host):\(port)"))
+            lastProblem = ""
+            backoff.reset()
+            var lastData = clock.now
+            while !isStopped {
+                guard connection.waitForData(timeout: 0.5) else {
+                    if clock.now - lastData > .seconds(silence) {
+                        lastProblem = "gpsd at \(host):\(port) sent nothing for \(Int(silence)) s; reconnecting"
+                        continuation.yield(.lost(lastProblem))
+                        break
+                    }
+                    continue
+                }
+                lastData = clock.now
+                do {
+                    switch try connection.read() {
+                    case .fix(let fix): continuation.yield(.fix(fix))
+                    case .version(let major, let minor) where major != 3: continuation.yield(.unknownProtocol(major: major, minor: minor))
+                    default: break
+                    }
+                } catch {
+                    lastProblem = error.description
+                    continuation.yield(.lost(error.description))
+                    pause(backoff.next())
+                    break
+                }
+            }
+        }
+        continuation.finish()
+    }
+
+    /// Sleeps up to `seconds`, waking early when stopped.
+    private func pause(_ seconds: Double) {
+        var left = seconds
+        while left > 0, !isStopped {
+            usleep(UInt32(min(left, 0.25) * 1_000_000))
+            left -= 0.25
+        }
+    }
+}

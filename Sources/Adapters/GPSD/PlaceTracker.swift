@@ -1,0 +1,133 @@
+import FoundationEssentials
+import IngestCore
+
+/// The gpsd adapter's state between fixes: the filter, the visit detector, and the journal chunk
+/// being written. `scan` and `follow` both rebuild it from the anchor and the journal.
+///
+/// The anchor's one entry, `state`, says where a restart replays the journal from (the last
+/// settled fix) and up to which fix time items were already queued, so a replay re-derives the
+/// detector's memory without queueing anything twice.
+struct PlaceTracker {
+    struct Settings {
+        var detector = VisitDetector.Settings()
+        var maxError = 100.0
+        var maxSpeed = 300.0
+        /// How long fixes stay in the journal (for `resync`).
+        var keepFixes = 30 * 86_400.0
+    }
+
+    /// Fixes per journal entry: one entry per minute of fixes, rewritten as it grows.
+    static let chunkSeconds = 60.0
+
+    let settings: Settings
+    private(set) var detector: VisitDetector
+    private var filter: FixFilter
+    private var processedUntil: Double
+    private var chunk: JournalEntry?
+    private var chunkDirty = false
+    /// Chunks completed since the last commit (a fast replay fills several between commits).
+    private var finishedChunks: [JournalEntry] = []
+    private var pruneBefore: Double?
+    private(set) var rejected: [FixFilter.Rejection: Int] = [:]
+
+    /// Rebuilds the tracker by replaying the journal from the anchor's resume point; returns it
+    /// with the items that replay found due (none, unless a crash came between a fix and its commit).
+    static func restore(from anchor: Anchor, journal: (Double) async throws -> [JournalEntry], settings: Settings) async throws -> (PlaceTracker, [Item]) {
+        let saved = anchor["state"].flatMap(SavedState.init)
+        let since = saved?.resume ?? -Double.infinity
+        let entries = try await journal(saved.map { $0.resume - PlaceTracker.chunkSeconds } ?? 0)
+        var tracker = PlaceTracker(settings: settings)
+        tracker.processedUntil = saved?.processedUntil ?? -Double.infinity
+        tracker.chunk = entries.last
+        var items: [Item] = []
+        var last: Fix?
+        // Chunk by chunk, so a resync over weeks of fixes holds one chunk unpacked at a time.
+        for entry in entries {
+            for fix in Fix.unpack(entry.data) where fix.time >= since {
+                defer { last = fix }
+                if last == nil, saved?.startsTrip == true {
+                    tracker.detector = VisitDetector(settings: settings.detector, resumingTripFrom: fix)
+                    continue
+                }
+                let events = tracker.detector.add(fix)
+                if fix.time > tracker.processedUntil { items += events.map(PlaceItems.item) }
+            }
+        }
+        if let last { tracker.filter = FixFilter(maxError: settings.maxError, maxSpeed: settings.maxSpeed, last: last) }
+        return (tracker, items)
+    }
+
+    private init(settings: Settings) {
+        self.settings = settings
+        detector = VisitDetector(settings: settings.detector)
+        filter = FixFilter(maxError: settings.maxError, maxSpeed: settings.maxSpeed)
+        processedUntil = -Double.infinity
+    }
+
+    /// One fix from gpsd: filtered, journaled, and run through the detector.
+    mutating func add(_ fix: Fix, now: Double) -> [Item] {
+        if let reason = filter.check(fix, now: now) { rejected[reason, default: 0] += 1; return [] }
+        if var current = chunk, fix.time < current.time + PlaceTracker.chunkSeconds {
+            fix.pack(into: &current.data)
+            chunk = current
+        } else {
+            if chunkDirty, let done = chunk { finishedChunks.append(done) }
+            var data: [UInt8] = []
+            data.reserveCapacity(Fix.packedSize * 64)
+            fix.pack(into: &data)
+            chunk = JournalEntry(time: fix.time, data: data)
+            pruneBefore = fix.time - settings.keepFixes
+        }
+        chunkDirty = true
+        processedUntil = fix.time
+        return detector.add(fix).map(PlaceItems.item)
+    }
+
+    /// `run`: closes a visit that went stale by the wall clock.
+    mutating func closeIfStale(now: Double) -> [Item] { detector.closeIfStale(now: now).map(PlaceItems.item) }
+
+    /// What to commit with the items just returned: the state, the growing chunk, the pruning.
+    mutating func takeChanges() -> AnchorChanges {
+        var changes = AnchorChanges()
+        if let resume = detector.resumePoint {
+            changes.updates["state"] = SavedState(resume: resume.time, startsTrip: resume.startsTrip, processedUntil: processedUntil).encoded
+        }
+        changes.journal = finishedChunks
+        if chunkDirty, let chunk { changes.journal.append(chunk) }
+        changes.journalPruneBefore = pruneBefore
+        finishedChunks = []
+        chunkDirty = false
+        pruneBefore = nil
+        return changes
+    }
+
+    var hasUncommittedFixes: Bool { chunkDirty }
+
+    /// One line on what the filter dropped since the last call, or nil.
+    mutating func takeRejectionSummary() -> String? {
+        guard !rejected.isEmpty else { return nil }
+        let total = rejected.values.reduce(0, +)
+        let parts = FixFilter.Rejection.allCases.compactMap { r in rejected[r].map { "\($0) \(r.rawValue)" } }
+        rejected = [:]
+        return "dropped \(total) fixes: " + parts.joined(separator: ", ")
+    }
+}
+
+/// The `state` anchor entry, as text: `v1 resume startsTrip processedUntil`.
+struct SavedState {
+    var resume: Double
+    var startsTrip: Bool
+    var processedUntil: Double
+
+    init(resume: Double, startsTrip: Bool, processedUntil: Double) {
+        self.resume = resume; self.startsTrip = startsTrip; self.processedUntil = processedUntil
+    }
+
+    init?(_ data: Data) {
+        let f = String(decoding: data, as: UTF8.self).split(separator: " ")
+        guard f.count == 4, f[0] == "v1", let resume = Double(f[1]), let until = Double(f[3]) else { return nil }
+        self.init(resume: resume, startsTrip: f[2] == "1", processedUntil: until)
+    }
+
+    var encoded: Data { Data("v1 \(resume) \(startsTrip ? 1 : 0) \(processedUntil)".utf8) }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import IngestCore
+import Testing
+@testable import Adapters
+
+/// The tracker against a collecting sink: fixes reach the journal however rarely it commits,
+/// and a restore from the anchor and journal carries on where the last commit left off.
+struct PlaceTrackerTests {
+    @Test func everyFixReachesTheJournalAndARestoreClosesTheStaleVisitUnderItsKey() async throws {
+        let sink = CollectingSink()
+        var (tracker, replayed) = try await PlaceTracker.restore(from: Anchor(), journal: sink.journal(since:), settings: .init())
+        #expect(replayed.isEmpty)
+        let fixes = ScriptedDay.fixes()
+        var items: [Item] = []
+        for (i, fix) in fixes.enumerated() {
+            items += tracker.add(fix, now: fix.time)
+            if i % 1000 == 999 || i == fixes.count - 1 { try await sink.commit(items, anchor: tracker.takeChanges()); items = [] }
+        }
+        let journaled = try await sink.journal(since: 0).flatMap { Fix.unpack($0.data) }
+        #expect(journaled == fixes, "a commit every 1000 fixes still journals each one, once, in order")
+        let sent = sink.items
+        #expect(sent.filter { $0.endpoint == .location }.count == 5, "3 opened + 2 closed")
+        #expect(sent.filter { $0.endpoint == .motion }.count == 2)
+        let office = try #require(sent.last { $0.endpoint == .location })
+        #expect(office.fields["departure"] == .null)
+
+        // A timer run later: the replay queues nothing twice, and the office visit closes at its last fix.
+        let later = sink.next()
+        var (restored, again) = try await PlaceTracker.restore(from: later.anchor, journal: later.journal(since:), settings: .init())
+        #expect(again.isEmpty, "nothing is queued twice after a restore")
+        let closing = restored.closeIfStale(now: fixes.last!.time + 3600)
+        #expect(closing.map(\.key) == [office.key])
+        #expect(closing.first?.fields["departure"] == .string(PlaceItems.time(fixes.last!.time)))
+    }
+}

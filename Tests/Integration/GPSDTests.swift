@@ -1,0 +1,146 @@
+import Foundation
+import IngestCore
+import Testing
+
+/// A real gpsd fed by `gpsfake` (Debian's gpsd-clients) over UDP, waiting for its first client.
+final class GPSFake {
+    let port: Int
+    let process: Child
+
+    init(log: String, port: Int) throws {
+        self.port = port
+        process = try Child("/usr/bin/gpsfake", ["-1", "-q", "-u", "-c", "0", "-P", String(port), log],
+                            env: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], captureOutput: false)
+    }
+
+    /// Stops gpsfake and the gpsd it started, as a crash or `systemctl restart gpsd` would.
+    func kill() {
+        process.signal(SIGKILL)
+        _ = process.wait()
+        _ = try? runProcess("/usr/bin/pkill", ["-KILL", "-f", "gpsd .*-S \(port) "])
+    }
+
+    deinit { kill() }
+}
+
+@Suite("gpsd: visits and trips from a real gpsd", .serialized)
+struct GPSDTests {
+    struct Expected: Decodable {
+        struct Visit: Decodable { var name: String; var arrival: Double; var departure: Double?; var lat: Double; var lon: Double }
+        struct Trip: Decodable { var name: String; var start: Double; var end: Double; var mode: String; var distance_m: Double }
+        var visits: [Visit]
+        var trips: [Trip]
+        var radius_m: Double
+    }
+
+    let log = repoRoot + "/fixtures/gpsd/day.nmea"
+    let expected: Expected
+    let port = 21_000 + Int(getpid() % 5000)
+
+    init() throws {
+        expected = try JSONDecoder().decode(Expected.self, from: Data(contentsOf: URL(fileURLWithPath: repoRoot + "/fixtures/gpsd/day.expected.json")))
+    }
+
+    func time(_ value: JSONValue?) -> Double? {
+        guard let text = value?.stringValue else { return nil }
+        return ISO8601DateFormatter().date(from: text)?.timeIntervalSince1970
+    }
+
+    func metres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let x = (lon2 - lon1) * .pi / 180 * cos((lat1 + lat2) * .pi / 360), y = (lat2 - lat1) * .pi / 180
+        return (x * x + y * y).squareRoot() * 6_371_008.8
+    }
+
+    /// The node's visits and trips against the script: stay points reach up to radius / speed
+    /// (≤ 72 s walking) past the scripted times, and trips lose about a radius at each end.
+    func checkDay(_ node: TestNode, officeOpen: Bool) throws {
+        let visits = try node.items("location").sorted { (time($0["item"]?["arrival"]) ?? 0) < (time($1["item"]?["arrival"]) ?? 0) }
+        #expect(visits.count == expected.visits.count, "visits at the node: \(visits)")
+        for (got, want) in zip(visits, expected.visits) {
+            let item = try #require(got["item"])
+            #expect(abs(try #require(time(item["arrival"])) - want.arrival) <= 75, "\(want.name) arrival")
+            if let departure = want.departure {
+                #expect(abs((time(item["departure"]) ?? 0) - departure) <= 75, "\(want.name) departure")
+            } else if officeOpen {
+                #expect(item["departure"] == .null, "\(want.name) is still open")
+            }
+            #expect(metres(item["lat"]?.doubleValue ?? 0, item["lon"]?.doubleValue ?? 0, want.lat, want.lon) < 10, "\(want.name) position")
+            #expect((item["accuracy_m"]?.doubleValue ?? 0) > 0 && (item["accuracy_m"]?.doubleValue ?? 99) < 8, "\(want.name) spread of ±4 m noise")
+        }
+        let trips = try node.items("motion").sorted { (time($0["item"]?["start"]) ?? 0) < (time($1["item"]?["start"]) ?? 0) }
+        #expect(trips.map { $0["item"]?["mode"]?.stringValue ?? "" } == expected.trips.map(\.mode))
+        for (got, want) in zip(trips, expected.trips) {
+            let distance = got["item"]?["distance_m"]?.doubleValue ?? 0
+            #expect(abs(distance - (want.distance_m - 2 * expected.radius_m)) < 0.1 * want.distance_m, "\(want.name) distance \(distance)")
+        }
+    }
+
+    func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return try condition()
+    }
+
+    func sandbox(_ node: TestNode) throws -> AgentSandbox {
+        let agent = try AgentSandbox()
+        try agent.usePairedNode(node.url, token: node.token)
+        try agent.write("adapters.d/gps.conf", "[Adapter]\nType=gpsd\nHost=127.0.0.1\nPort=\(port)\nNoDataTimeout=5s\n")
+        return agent
+    }
+
+    @Test func aReplayedDayGivesTheScriptedVisitsAndTripsAndRunClosesTheStaleOne() throws {
+        let node = try TestNode()
+        let agent = try sandbox(node)
+        let gps = try GPSFake(log: log, port: port)
+        let watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
+        guard try eventually(120, { try node.items("location").count == 3 && node.items("motion").count == 2 }) else {
+            watch.signal(SIGKILL)
+            Issue.record("the day did not arrive; watch said: \(watch.wait().stderr)")
+            return
+        }
+        _ = gps.process.wait()                              // the whole log was fed
+        Thread.sleep(forTimeInterval: 1)
+        try checkDay(node, officeOpen: true)
+
+        // watch stops cleanly; a timer run then closes the office visit: its last fix is from 2024.
+        watch.signal(SIGTERM)
+        #expect(watch.wait().status == 0)
+        let run = try agent.run(["run"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let office = try node.items("location").first { time($0["item"]?["arrival"]).map { abs($0 - expected.visits[2].arrival) < 120 } ?? false }
+        let lastFix = expected.visits[2].arrival + 10_800 - 1
+        #expect(time(office?["item"]?["departure"]) == lastFix, "the stale office visit closes at its last fix")
+        #expect(try node.items("location").count == 3, "closing re-sends the same key")
+    }
+
+    @Test func gpsdAndTheAgentRestartMidDayAndNothingIsLostOrDoubled() throws {
+        let node = try TestNode()
+        let agent = try sandbox(node)
+        var gps: GPSFake? = try GPSFake(log: log, port: port)
+        var watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
+        // Once the café stay is open at the node, kill gpsd and kill -9 the agent.
+        #expect(try eventually(120) { try node.items("location").count >= 2 })
+        gps?.kill(); gps = nil
+        watch.signal(SIGKILL); _ = watch.wait()
+        #expect(try node.items("location").count == 2)
+
+        // gpsd comes back replaying from the middle of the walk (fixes the agent had are dropped as not newer).
+        // NMEA lines end in CRLF, which Swift's String counts as one Character.
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\r\n")
+        let rest = agent.root + "/rest.nmea"
+        try (lines[(3 * 2400)...].joined(separator: "\r\n") + "\r\n").write(toFile: rest, atomically: true, encoding: .utf8)
+        watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
+        defer { watch.signal(SIGKILL); _ = watch.wait() }
+        Thread.sleep(forTimeInterval: 1)
+        gps = try GPSFake(log: rest, port: port)
+        #expect(try eventually(120) { try node.items("location").count == 3 && node.items("motion").count == 2 }, "the day did not finish")
+        _ = gps?.process.wait()
+        Thread.sleep(forTimeInterval: 1)
+        try checkDay(node, officeOpen: true)
+        let cafe = try node.items("location").filter { time($0["item"]?["arrival"]).map { abs($0 - expected.visits[1].arrival) < 120 } ?? false }
+        #expect(cafe.count == 1, "the café visit opened before the restart and closed after it under one key")
+    }
+}
