@@ -25,8 +25,8 @@ let package = Package(
         .target(
             name: "Adapters",
             dependencies: ["IngestCore"],
-            exclude: ["Photos/README.md"],
-            resources: [.embedInCode("Photos/photos.conf")]
+            exclude: ["Photos/README.md", "Contacts/README.md"],
+            resources: [.embedInCode("Photos/photos.conf"), .embedInCode("Contacts/contacts.conf")]
         ),
         .executableTarget(
             name: "hearthloom-ingest",
