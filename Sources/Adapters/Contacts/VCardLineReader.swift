@@ -35,11 +35,12 @@ struct VCardLineReader {
         appendPhysicalLine(skipping: 0)
         while position < bytes.count {
             let first = bytes[position]
-            if first == 0x20 || first == 0x09 {
-                appendPhysicalLine(skipping: keepsFoldingWhitespace ? 0 : 1)
-            } else if line.last == UInt8(ascii: "="), isQuotedPrintable {
+            // A soft break first: a quoted-printable continuation may itself start with a space.
+            if line.last == UInt8(ascii: "="), isQuotedPrintable {
                 line.removeLast()
                 appendPhysicalLine(skipping: 0)
+            } else if first == 0x20 || first == 0x09 {
+                appendPhysicalLine(skipping: keepsFoldingWhitespace ? 0 : 1)
             } else {
                 break
             }

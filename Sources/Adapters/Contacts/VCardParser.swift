@@ -144,14 +144,13 @@ struct VCardCard {
         guard !p.base64 else { return }       // a text value in base64 is not something exporters write
         let raw = p.quotedPrintable ? VCardText.decodeQuotedPrintable(property.value)[...] : property.value
         let charset = p.charset ?? (version == .v21 ? .utf8OrWindows1252 : .utf8)
-        let what = "\(String(decoding: property.name.spelling, as: UTF8.self)) on line \(line)"
 
         func text(_ bytes: ArraySlice<UInt8>) -> String? {
-            guard let string = VCardText.string(VCardText.unescape(bytes), charset) else {
-                if problem == nil { problem = "\(what) is not valid \(charset == .utf8 ? "UTF-8" : "text")" }
+            guard let string = VCardText.string(VCardText.trimmed(VCardText.unescape(bytes)), charset) else {
+                if problem == nil { problem = "\(property.name.spelling) on line \(line) is not valid \(charset == .utf8 ? "UTF-8" : "text")" }
                 return nil
             }
-            return VCardCard.trimmed(string)
+            return string
         }
         /// A comma-separated list (3.0, 4.0); 2.1 has no lists, so a comma there is text.
         func list(_ bytes: ArraySlice<UInt8>) -> [String]? {
@@ -183,12 +182,12 @@ struct VCardCard {
             nicknames += list(raw) ?? []
         case .email:
             if var value = text(raw), !value.isEmpty {
-                if value.lowercased().hasPrefix("mailto:") { value.removeFirst(7) }
+                if VCardCard.hasPrefix(value, "mailto:") { value.removeFirst(7) }
                 emails.append(Labelled(group: property.group, value: value, types: p.types))
             }
         case .tel:
             if var value = text(raw), !value.isEmpty {
-                if value.lowercased().hasPrefix("tel:") { value.removeFirst(4) }     // 4.0 VALUE=uri
+                if VCardCard.hasPrefix(value, "tel:") { value.removeFirst(4) }     // 4.0 VALUE=uri
                 phones.append(Labelled(group: property.group, value: value, types: p.types))
             }
         case .adr:
@@ -266,17 +265,15 @@ struct VCardCard {
     }
     private static let uninformativeTypes: Set<String> = ["pref", "internet", "x400", "dom", "intl", "postal", "parcel"]
 
+    /// `prefix` (ASCII, lower case) at the start of `value` in any case, without lower-casing all of `value`.
+    private static func hasPrefix(_ value: String, _ prefix: String) -> Bool {
+        VCardText.equalsIgnoringCase(ArraySlice(value.utf8.prefix(prefix.utf8.count)), Array(prefix.uppercased().utf8))
+    }
+
     /// Apple's built-in labels are written `_$!<Mobile>!$_`; custom ones as typed.
     private static func appleLabel(_ value: String) -> String {
         guard value.hasPrefix("_$!<"), value.hasSuffix(">!$_"), value.count > 8 else { return value }
         return String(value.dropFirst(4).dropLast(4)).lowercased()
-    }
-
-    private static func trimmed(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex { !$0.properties.isWhitespace }!
-        return first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) ? text : String(scalars[first...last])
     }
 }
 

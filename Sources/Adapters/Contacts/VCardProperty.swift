@@ -7,10 +7,11 @@ struct VCardProperty {
         /// Apple's label for the grouped property beside it: `item1.X-ABLabel:School`.
         case abLabel
 
-        var spelling: [UInt8] {
+        /// The name as written in a card, upper case.
+        var spelling: String {
             switch self {
-            case .abLabel: Array("X-ABLABEL".utf8)
-            default: Array(String(describing: self).uppercased().utf8)
+            case .abLabel: "X-ABLABEL"
+            default: String(describing: self).uppercased()
             }
         }
     }
@@ -34,7 +35,7 @@ struct VCardProperty {
     var parameters: Parameters
     var value: ArraySlice<UInt8>
 
-    private static let spellings = Name.allCases.map { ($0, $0.spelling) }
+    private static let spellings = Name.allCases.map { ($0, Array($0.spelling.utf8)) }
 
     /// The property on `line`; nil for a property that is not used, or a line that is not a content line.
     init?(_ line: [UInt8]) {
@@ -70,43 +71,53 @@ struct VCardProperty {
 }
 
 extension VCardProperty.Parameters {
+    private static let type = Array("TYPE".utf8), encoding = Array("ENCODING".utf8), charset = Array("CHARSET".utf8)
+    private static let value = Array("VALUE".utf8), appleOmitYear = Array("X-APPLE-OMIT-YEAR".utf8)
+    private static let quotedPrintable = Array("QUOTED-PRINTABLE".utf8), base64 = Array("BASE64".utf8), b = Array("B".utf8)
+    private static let eightBit = Array("8BIT".utf8), sevenBit = Array("7BIT".utf8)
+
     /// One `KEY=v1,v2` parameter, or a bare 2.1 one (`HOME`, `QUOTED-PRINTABLE`, `BASE64`).
+    /// Works on the bytes: every line of every card has parameters to look at.
     mutating func apply(_ bytes: ArraySlice<UInt8>) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let equals = text.firstIndex(of: "=") else {
-            switch text.uppercased() {
-            case "QUOTED-PRINTABLE": quotedPrintable = true
-            case "BASE64", "B": base64 = true
-            case "8BIT", "7BIT", "": break
-            default: types.append(text.lowercased())
+        guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else {
+            let bare = trimmed(bytes)
+            if VCardText.equalsIgnoringCase(bare, Self.quotedPrintable) { quotedPrintable = true }
+            else if VCardText.equalsIgnoringCase(bare, Self.base64) || VCardText.equalsIgnoringCase(bare, Self.b) { base64 = true }
+            else if !bare.isEmpty, !VCardText.equalsIgnoringCase(bare, Self.eightBit), !VCardText.equalsIgnoringCase(bare, Self.sevenBit) {
+                types.append(lowercased(bare))
             }
             return
         }
-        let key = text[..<equals].trimmingSpaces.uppercased()
-        // Quotes only protect `,;:` inside a value (`TYPE="home,work"` is two types), so they are dropped.
-        let values = text[text.index(after: equals)...].filter { $0 != "\"" }.split(separator: ",").map { $0.trimmingSpaces }
-        switch key {
-        case "TYPE":
-            types += values.filter { !$0.isEmpty }.map { $0.lowercased() }
-        case "ENCODING":
-            switch values.first?.uppercased() {
-            case "QUOTED-PRINTABLE": quotedPrintable = true
-            case "BASE64", "B": base64 = true
-            default: break
+        let key = trimmed(bytes[..<equals])
+        let rest = bytes[(equals + 1)...]
+        if VCardText.equalsIgnoringCase(key, Self.type) {
+            // Quotes only protect `,;:` inside a value (`TYPE="home,work"` is two types), so they are dropped.
+            for part in rest.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
+                let value = trimmed(part)
+                if !value.isEmpty { types.append(lowercased(value)) }
             }
-        case "CHARSET": charset = values.first.flatMap(VCardText.Charset.init(parameter:))
-        case "VALUE": valueType = values.first?.lowercased()
-        case "X-APPLE-OMIT-YEAR": appleOmitYear = values.first
-        default: break
+        } else if VCardText.equalsIgnoringCase(key, Self.encoding) {
+            let value = trimmed(rest)
+            if VCardText.equalsIgnoringCase(value, Self.quotedPrintable) { quotedPrintable = true }
+            else if VCardText.equalsIgnoringCase(value, Self.base64) || VCardText.equalsIgnoringCase(value, Self.b) { base64 = true }
+        } else if VCardText.equalsIgnoringCase(key, Self.charset) {
+            charset = VCardText.Charset(parameter: String(decoding: trimmed(rest), as: UTF8.self))
+        } else if VCardText.equalsIgnoringCase(key, Self.value) {
+            valueType = lowercased(trimmed(rest))
+        } else if VCardText.equalsIgnoringCase(key, Self.appleOmitYear) {
+            appleOmitYear = String(decoding: trimmed(rest), as: UTF8.self)
         }
     }
-}
 
-private extension StringProtocol {
-    var trimmingSpaces: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
-              let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
-        return String(String.UnicodeScalarView(scalars[first...last]))
+    /// Without surrounding spaces, tabs and double quotes.
+    private func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = bytes
+        while let first = slice.first, first == 0x20 || first == 0x09 || first == 0x22 { slice.removeFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 || last == 0x22 { slice.removeLast() }
+        return slice
+    }
+
+    private func lowercased(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 }

@@ -107,6 +107,14 @@ enum VCardText {
         return out[...]
     }
 
+    /// Without surrounding ASCII white space (space, tab, CR, LF).
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = bytes
+        while let first = slice.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { slice.removeFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D { slice.removeLast() }
+        return slice
+    }
+
     /// Splits on `separator` where it is not escaped with a backslash; the parts keep their escapes.
     static func split(_ bytes: ArraySlice<UInt8>, on separator: UInt8) -> [ArraySlice<UInt8>] {
         var parts: [ArraySlice<UInt8>] = []

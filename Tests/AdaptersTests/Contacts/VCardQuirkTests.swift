@@ -30,10 +30,13 @@ struct VCardQuirkTests {
             =C3=A9
             FN;CHARSET=UTF-8;QUOTED-PRINTABLE:Jos=C3=A9 Gonz=C3=A1lez=20=
             =3D=3D
+            TITLE;QUOTED-PRINTABLE:Head of=
+             Sales
             """), crlf: true)
         #expect(c.first?.given == "José")
         #expect(c.first?.family == "González")
         #expect(c.first?.fullName == "José González ==")
+        #expect(c.first?.title == "Head of Sales", "a continuation after a soft break keeps its leading space")
     }
 
     @Test func charsets() {
