@@ -66,3 +66,6 @@ uninstall:
 
 clean:
 	rm -rf .build
+
+# contacts benchmark: vobject is pip-installed into bench/.venv, beside the agent.
+APT_BENCH += python3-venv

@@ -27,8 +27,12 @@ let package = Package(
         .target(
             name: "Adapters",
             dependencies: ["IngestCore", "CGPS"],
-            exclude: ["Photos/README.md", "GPSD/README.md"],
-            resources: [.embedInCode("Photos/photos.conf"), .embedInCode("GPSD/gpsd.conf")]
+            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md"],
+            resources: [
+                .embedInCode("Photos/photos.conf"),
+                .embedInCode("GPSD/gpsd.conf"),
+                .embedInCode("Contacts/contacts.conf"),
+            ]
         ),
         .executableTarget(
             name: "hearthloom-ingest",

@@ -5,4 +5,5 @@ import IngestCore
 let registeredAdapters: [any DeviceAdapter.Type] = [
     PhotosAdapter.self,
     GPSDAdapter.self,
+    ContactsAdapter.self,
 ]

@@ -2,12 +2,12 @@
 /// characters that would break a line: tab as `%09`, newline as `%0A`, and `%` itself as `%25`.
 enum AnchorText {
     static func escape(_ name: String) -> String {
-        guard name.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "%" }) else { return name }
+        guard name.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x25 }) else { return name }      // tab, newline, %
         return name.replacing("%", with: "%25").replacing("\t", with: "%09").replacing("\n", with: "%0A")
     }
 
     static func unescape(_ name: String) -> String {
-        guard name.contains("%") else { return name }
+        guard name.utf8.contains(0x25) else { return name }          // %
         return name.replacing("%09", with: "\t").replacing("%0A", with: "\n").replacing("%25", with: "%")
     }
 }

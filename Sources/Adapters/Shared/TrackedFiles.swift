@@ -233,19 +233,23 @@ struct FileRecord: Equatable {
         self.size = size; self.mtime = mtime; self.inode = inode; self.hash = hash; self.refreshAfter = refreshAfter; self.items = items
     }
 
+    /// Decoded from the UTF-8 bytes, not Characters: an unchanged run decodes every file's record.
     init?(_ data: Data) {
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-        guard let head = lines.first?.split(separator: "\t", omittingEmptySubsequences: false), head.count == 6, head[0] == "v1",
-              let size = Int64(head[1]), let mtime = Int64(head[2]), let inode = UInt64(head[3]) else { return nil }
-        self.size = size; self.mtime = mtime; self.inode = inode; self.hash = String(head[4])
-        refreshAfter = Double(head[5]).map { Date(timeIntervalSince1970: $0) }
+        let lines = [UInt8](data).split(separator: 0x0A)
+        guard let head = lines.first?.split(separator: 0x09, omittingEmptySubsequences: false), head.count == 6,
+              head[0].elementsEqual("v1".utf8), let size = Int64(FileRecord.text(head[1])), let mtime = Int64(FileRecord.text(head[2])),
+              let inode = UInt64(FileRecord.text(head[3])) else { return nil }
+        self.size = size; self.mtime = mtime; self.inode = inode; self.hash = FileRecord.text(head[4])
+        refreshAfter = Double(FileRecord.text(head[5])).map { Date(timeIntervalSince1970: $0) }
         items = [:]
         for line in lines.dropFirst() {
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard f.count == 3, let endpoint = Endpoint(rawValue: String(f[0])) else { continue }
-            items[ItemKey(endpoint: endpoint, key: AnchorText.unescape(String(f[1])))] = f[2] == "-" ? "" : String(f[2])
+            let f = line.split(separator: 0x09, omittingEmptySubsequences: false)
+            guard f.count == 3, let endpoint = Endpoint(rawValue: FileRecord.text(f[0])) else { continue }
+            items[ItemKey(endpoint: endpoint, key: AnchorText.unescape(FileRecord.text(f[1])))] = f[2].elementsEqual("-".utf8) ? "" : FileRecord.text(f[2])
         }
     }
+
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
     var encoded: Data {
         var text = "v1\t\(size)\t\(mtime)\t\(inode)\t\(hash)\t\(refreshAfter.map { String($0.timeIntervalSince1970) } ?? "-")\n"
