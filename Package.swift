@@ -16,6 +16,8 @@ let package = Package(
         // libsystemd and libcrypto are dlopen'd on first use too (see their shim.h): not linked.
         .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
+        // libical (and the ICU it pulls in) is dlopen'd on first use too (see its shim.h): not linked.
+        .systemLibrary(name: "CICal", providers: [.apt(["libical-dev"])]),
         .target(
             name: "IngestCore",
             dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto"]
@@ -24,9 +26,9 @@ let package = Package(
         // example in adapters.d/ cannot disagree (a test checks the copy).
         .target(
             name: "Adapters",
-            dependencies: ["IngestCore"],
-            exclude: ["Photos/README.md"],
-            resources: [.embedInCode("Photos/photos.conf")]
+            dependencies: ["IngestCore", "CICal"],
+            exclude: ["Photos/README.md", "Calendar/README.md"],
+            resources: [.embedInCode("Photos/photos.conf"), .embedInCode("Calendar/calendar.conf")]
         ),
         .executableTarget(
             name: "hearthloom-ingest",
