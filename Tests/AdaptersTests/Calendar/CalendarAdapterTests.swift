@@ -65,6 +65,7 @@ struct CalendarAdapterTests {
             "5d2f9a10-review/20250331T130000Z": "Work 2025-03-31T15:00:00+02:00",
             "5d2f9a10-review/20250430T130000Z": "Work 2025-04-30T15:00:00+02:00",
             "5d2f9a10-review/20250530T130000Z": "Work 2025-05-30T15:00:00+02:00",
+            "7e11-offsite": "Work 2025-09-18T09:00:00+02:00",
             "a41c-groceries": "personal 2025-04-05T12:00:00+02:00",
             // 18:00 CEST = 16:00Z on 20 October, 18:00 CET = 17:00Z on 27 October.
             "c9e2-yoga/20251020T160000Z": "personal 2025-10-20T18:00:00+02:00",
