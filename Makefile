@@ -66,3 +66,6 @@ uninstall:
 
 clean:
 	rm -rf .build
+
+# The calendar benchmark (bench/calendar.sh) puts recurring-ical-events in a venv under bench/.
+APT_BENCH += python3-venv

@@ -94,4 +94,5 @@ for r in json.load(open(sys.argv[1]))["results"]:
 PY
 echo
 bench/photos.sh
+bench/calendar.sh
 echo "results in $OUT"
