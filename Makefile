@@ -67,5 +67,5 @@ uninstall:
 clean:
 	rm -rf .build
 
-# contacts benchmark: vobject is pip-installed into bench/.venv, beside the agent.
+# The contacts and calendar benchmarks pip-install vobject and recurring-ical-events into bench/.venv.
 APT_BENCH += python3-venv

@@ -18,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         // libgps is dlopen'd on first use too, by the gpsd adapter only.
         .systemLibrary(name: "CGPS", providers: [.apt(["libgps-dev"])]),
+        // libical (and the ICU it pulls in) is dlopen'd on first use too (see its shim.h): not linked.
+        .systemLibrary(name: "CICal", providers: [.apt(["libical-dev"])]),
         .target(
             name: "IngestCore",
             dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto"]
@@ -26,12 +28,13 @@ let package = Package(
         // example in adapters.d/ cannot disagree (a test checks the copy).
         .target(
             name: "Adapters",
-            dependencies: ["IngestCore", "CGPS"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md"],
+            dependencies: ["IngestCore", "CGPS", "CICal"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md", "Calendar/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),
                 .embedInCode("Contacts/contacts.conf"),
+                .embedInCode("Calendar/calendar.conf"),
             ]
         ),
         .executableTarget(

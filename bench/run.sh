@@ -95,4 +95,5 @@ PY
 echo
 bench/photos.sh
 bench/contacts.sh
+bench/calendar.sh
 echo "results in $OUT"

@@ -6,4 +6,5 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     PhotosAdapter.self,
     GPSDAdapter.self,
     ContactsAdapter.self,
+    CalendarAdapter.self,
 ]

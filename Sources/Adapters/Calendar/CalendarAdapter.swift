@@ -1,0 +1,85 @@
+import FoundationEssentials
+import IngestCore
+
+/// `Type=calendar`: VEVENTs as `calendar` items (one per occurrence) and VTODOs as `reminders`
+/// items, from .ics files and vdir folders, parsed with libical.
+///
+/// `TrackedFiles` keeps per-file anchors and sends tombstones; this type turns one file's bytes
+/// into items. A file is read again, even unchanged, once the window reaches an occurrence it
+/// held back.
+public struct CalendarAdapter: DeviceAdapter {
+    public static let type = "calendar"
+    public static let summary = "events (one item per occurrence) and to-dos from .ics files and vdir folders (vdirsyncer, khal)"
+    public static let configKeys: [ConfigKey] = [
+        ConfigKey("Path", .path, repeated: true, "an .ics file, or a folder scanned recursively for .ics files"),
+        ConfigKey("Exclude", .string, repeated: true, "a glob over the whole path to leave out"),
+        ConfigKey("LookAhead", .duration, default: "90d", "how far past now recurring series are expanded"),
+        ConfigKey("MaxOccurrences", .integer, default: "5000", "occurrences per series at most, from its first"),
+    ]
+    public static let sampleConfig = String(decoding: PackageResources.calendar_conf, as: UTF8.self)
+
+    let files: TrackedFiles
+    /// Seconds.
+    let lookAhead: Int64
+    let maxOccurrences: Int
+
+    public init(config: AdapterConfig) throws(ConfigError) {
+        let section = config.section
+        let roots = section.paths("Path")
+        guard !roots.isEmpty else { throw ConfigError(file: config.file, key: "Path", "missing; name at least one .ics file or folder") }
+        files = TrackedFiles(roots: roots, excludes: section.strings("Exclude"), accepts: CalendarAdapter.isCalendarFile)
+        lookAhead = Int64(section.duration("LookAhead", default: 90 * 86_400))
+        let max = Int(section.string("MaxOccurrences") ?? "5000") ?? 5000
+        guard max > 0 else { throw section.error("MaxOccurrences", "must be at least 1") }
+        maxOccurrences = max
+    }
+
+    public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
+        try await scan(since: anchor, into: sink, now: Date())
+    }
+
+    /// `scan` with the clock given, so tests can move the window.
+    func scan(since anchor: Anchor, into sink: some ItemSink, now: Date) async throws {
+        let limits = RecurrenceLimits(windowEnd: Int64(now.timeIntervalSince1970) + lookAhead, maxPerSeries: maxOccurrences)
+        let roots = Set(files.roots)
+        let lookAhead = lookAhead
+        try await files.scan(since: anchor, into: sink, now: now) { path, bytes in
+            CalendarAdapter.parse(path: path, bytes: bytes, namedDirectly: roots.contains(path), limits: limits, lookAhead: lookAhead)
+        }
+    }
+
+    /// One file's items. The collection's name is vdirsyncer's `displayname` beside the file,
+    /// else the calendar's X-WR-CALNAME, else the folder's name for a file of one event or to-do
+    /// (a vdir item) and the file's own name for a file of several (an export) or one named in `Path=`.
+    static func parse(path: String, bytes: [UInt8], namedDirectly: Bool, limits: RecurrenceLimits, lookAhead: Int64) -> TrackedFiles.Parse {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let contents: ICalendarContents
+        do { contents = try ICalDocument.read(bytes, limits: limits) } catch { return .failed(error.description) }
+        let parsed = clock.now
+        let folder = path.deletingLastPathComponent
+        let uids = Set(contents.components.map(\.uid))
+        let fileName = path.lastPathComponent
+        let stem = fileName.lowercased().hasSuffix(".ics") ? String(fileName.dropLast(4)) : fileName
+        let collection = displayName(in: folder) ?? contents.calendarName
+            ?? (uids.count == 1 && !namedDirectly ? folder.lastPathComponent : stem)
+        let made = CalendarItems(collection: collection, limits: limits, lookAhead: lookAhead).make(contents.components)
+        Log.debug("\(path): \(contents.components.count) components parsed and expanded in \(milliseconds(parsed - started)) ms, "
+                  + "\(made.items.count) items made in \(milliseconds(clock.now - parsed)) ms")
+        return .parsed(made.items, warnings: contents.problems, refreshAfter: made.refreshAt.map { Date(timeIntervalSince1970: Double($0)) })
+    }
+
+    private static func milliseconds(_ d: Duration) -> String {
+        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        return String(Double(Int(ms * 10)) / 10)
+    }
+
+    /// vdirsyncer's metadata file `displayname` in a collection's folder, first line trimmed.
+    static func displayName(in folder: String) -> String? {
+        guard let bytes = try? FileSystem.readBytes(folder + "/displayname", limit: 4096) else { return nil }
+        let name = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map { String($0).trimmed } ?? ""
+        return name.isEmpty ? nil : name
+    }
+
+    static func isCalendarFile(_ name: String) -> Bool { name.lowercased().hasSuffix(".ics") }
+}

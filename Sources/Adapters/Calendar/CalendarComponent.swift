@@ -1,0 +1,55 @@
+/// One VEVENT or VTODO of a file, read out of libical into plain values (no C type past
+/// `ICalDocument.swift`), recurrence already expanded within the window.
+struct CalendarComponent: Sendable {
+    enum Kind: Sendable { case event, todo }
+
+    /// ORGANIZER or ATTENDEE: the address without `mailto:`, CN, and ROLE and PARTSTAT in lower case.
+    struct Person: Sendable, Hashable {
+        var name: String?
+        var email: String
+        var role: String?
+        var partstat: String?
+    }
+
+    struct Occurrence: Sendable, Hashable {
+        var start: CalendarTime
+        var end: CalendarTime
+    }
+
+    /// The occurrences of an event with RRULE or RDATE: from DTSTART on, EXDATEs removed, at most
+    /// the cap, none after the window's end.
+    struct Series: Sendable {
+        var occurrences: [Occurrence]
+        /// Start of the first occurrence after the window, if the cap was not reached: when the
+        /// window gets there the file must be read again.
+        var nextAfterWindow: Int64?
+    }
+
+    var kind: Kind
+    var uid: String
+    /// Line of the component's `BEGIN:` in the file, for warnings.
+    var line: Int?
+    var title: String?
+    var location: String?
+    /// STATUS in lower case: `confirmed`, `tentative`, `cancelled`, `needs-action`, `completed`, `in-process`.
+    var status: String?
+    var start: CalendarTime?
+    /// DTEND, or DTSTART + DURATION; for an event without either, its start (a day later for a date).
+    var end: CalendarTime?
+    var due: CalendarTime?
+    var completed: CalendarTime?
+    /// 1 (highest) to 9; 0 ("undefined") is nil.
+    var priority: Int?
+    var recurrenceID: CalendarTime?
+    var organizer: Person?
+    var attendees: [Person] = []
+    var series: Series?
+}
+
+/// How far occurrences are expanded.
+struct RecurrenceLimits: Sendable {
+    /// The window's end, seconds since 1970 UTC: now plus the look-ahead.
+    var windowEnd: Int64
+    /// Occurrences per series, counted from DTSTART.
+    var maxPerSeries: Int
+}

@@ -1,0 +1,130 @@
+#include <libical/ical.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+
+// libical is loaded on first use (dlopen), not at process start: it pulls in ICU (libicuuc,
+// libicui18n, libicudata, libstdc++), milliseconds of loading on every start of every command,
+// and only a calendar scan needs it. Every call Swift makes goes through this table; none of
+// them is variadic. Until `cical_load()` has returned 1 the wrappers must not be called.
+
+typedef struct {
+    int ok;
+    void (*errors_are_fatal)(int);
+    icalcomponent *(*parse_string)(const char *);
+    void (*component_free)(icalcomponent *);
+    icalcomponent_kind (*component_isa)(const icalcomponent *);
+    icalcomponent *(*first_component)(icalcomponent *, icalcomponent_kind);
+    icalcomponent *(*next_component)(icalcomponent *, icalcomponent_kind);
+    icalproperty *(*first_property)(icalcomponent *, icalproperty_kind);
+    icalproperty *(*next_property)(icalcomponent *, icalproperty_kind);
+    const char *(*get_uid)(icalcomponent *);
+    const char *(*get_summary)(icalcomponent *);
+    const char *(*get_location)(icalcomponent *);
+    struct icaltimetype (*get_dtstart)(icalcomponent *);
+    struct icaltimetype (*get_dtend)(icalcomponent *);
+    icalproperty_kind (*property_isa)(icalproperty *);
+    const char *(*property_value)(const icalproperty *);
+    const char *(*property_x_name)(icalproperty *);
+    const char *(*property_parameter)(icalproperty *, const char *);
+    struct icalrecurrencetype (*property_rrule)(const icalproperty *);
+    struct icaldatetimeperiodtype (*property_rdate)(const icalproperty *);
+    struct icaltimetype (*property_datetime)(icalproperty *, icalcomponent *);
+    int (*property_priority)(const icalproperty *);
+    icalrecur_iterator *(*recur_new)(struct icalrecurrencetype, struct icaltimetype);
+    struct icaltimetype (*recur_next)(icalrecur_iterator *);
+    void (*recur_free)(icalrecur_iterator *);
+    icaltimezone *(*timezone_of)(icalcomponent *, const char *);
+    icaltimezone *(*builtin_timezone)(const char *);
+    icaltimezone *(*utc_timezone)(void);
+    time_t (*as_timet)(const struct icaltimetype, const icaltimezone *);
+    struct icaltimetype (*from_timet)(const time_t, const int, const icaltimezone *);
+} cical_api_t;
+
+static inline cical_api_t *cical_api_storage(void) { static cical_api_t api; return &api; }
+
+#define CICAL_SYM(field, name) a->field = (__typeof__(a->field))dlsym(h, name); ok = ok && a->field
+
+static inline void cical_load_once(void) {
+    cical_api_t *a = cical_api_storage();
+    void *h = dlopen("libical.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    int ok = 1;
+    CICAL_SYM(errors_are_fatal, "icalerror_set_errors_are_fatal");
+    CICAL_SYM(parse_string, "icalparser_parse_string");
+    CICAL_SYM(component_free, "icalcomponent_free");
+    CICAL_SYM(component_isa, "icalcomponent_isa");
+    CICAL_SYM(first_component, "icalcomponent_get_first_component");
+    CICAL_SYM(next_component, "icalcomponent_get_next_component");
+    CICAL_SYM(first_property, "icalcomponent_get_first_property");
+    CICAL_SYM(next_property, "icalcomponent_get_next_property");
+    CICAL_SYM(get_uid, "icalcomponent_get_uid");
+    CICAL_SYM(get_summary, "icalcomponent_get_summary");
+    CICAL_SYM(get_location, "icalcomponent_get_location");
+    CICAL_SYM(get_dtstart, "icalcomponent_get_dtstart");
+    CICAL_SYM(get_dtend, "icalcomponent_get_dtend");
+    CICAL_SYM(property_isa, "icalproperty_isa");
+    CICAL_SYM(property_value, "icalproperty_get_value_as_string");
+    CICAL_SYM(property_x_name, "icalproperty_get_x_name");
+    CICAL_SYM(property_parameter, "icalproperty_get_parameter_as_string");
+    CICAL_SYM(property_rrule, "icalproperty_get_rrule");
+    CICAL_SYM(property_rdate, "icalproperty_get_rdate");
+    CICAL_SYM(property_datetime, "icalproperty_get_datetime_with_component");
+    CICAL_SYM(property_priority, "icalproperty_get_priority");
+    CICAL_SYM(recur_new, "icalrecur_iterator_new");
+    CICAL_SYM(recur_next, "icalrecur_iterator_next");
+    CICAL_SYM(recur_free, "icalrecur_iterator_free");
+    CICAL_SYM(timezone_of, "icalcomponent_get_timezone");
+    CICAL_SYM(builtin_timezone, "icaltimezone_get_builtin_timezone");
+    CICAL_SYM(utc_timezone, "icaltimezone_get_utc_timezone");
+    CICAL_SYM(as_timet, "icaltime_as_timet_with_zone");
+    CICAL_SYM(from_timet, "icaltime_from_timet_with_zone");
+    if (!ok) return;
+    a->errors_are_fatal(0);       // a bad value must become an X-LIC-ERROR property, never an abort()
+    a->ok = 1;
+}
+#undef CICAL_SYM
+
+/// 1 once libical is loaded and every function was found, else 0.
+static inline int cical_load(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, cical_load_once);
+    return cical_api_storage()->ok;
+}
+
+static inline icalcomponent *cical_parse_string(const char *text) { return cical_api_storage()->parse_string(text); }
+static inline void cical_component_free(icalcomponent *c) { cical_api_storage()->component_free(c); }
+static inline icalcomponent_kind cical_component_kind(const icalcomponent *c) { return cical_api_storage()->component_isa(c); }
+static inline icalcomponent *cical_first_component(icalcomponent *c, icalcomponent_kind k) { return cical_api_storage()->first_component(c, k); }
+static inline icalcomponent *cical_next_component(icalcomponent *c, icalcomponent_kind k) { return cical_api_storage()->next_component(c, k); }
+static inline icalproperty *cical_first_property(icalcomponent *c, icalproperty_kind k) { return cical_api_storage()->first_property(c, k); }
+static inline icalproperty *cical_next_property(icalcomponent *c, icalproperty_kind k) { return cical_api_storage()->next_property(c, k); }
+static inline const char *cical_uid(icalcomponent *c) { return cical_api_storage()->get_uid(c); }
+static inline const char *cical_summary(icalcomponent *c) { return cical_api_storage()->get_summary(c); }
+static inline const char *cical_location(icalcomponent *c) { return cical_api_storage()->get_location(c); }
+static inline struct icaltimetype cical_dtstart(icalcomponent *c) { return cical_api_storage()->get_dtstart(c); }
+static inline struct icaltimetype cical_dtend(icalcomponent *c) { return cical_api_storage()->get_dtend(c); }
+static inline icalproperty_kind cical_property_kind(icalproperty *p) { return cical_api_storage()->property_isa(p); }
+static inline const char *cical_property_value(icalproperty *p) { return cical_api_storage()->property_value(p); }
+static inline const char *cical_property_x_name(icalproperty *p) { return cical_api_storage()->property_x_name(p); }
+static inline const char *cical_property_parameter(icalproperty *p, const char *name) { return cical_api_storage()->property_parameter(p, name); }
+static inline struct icaldatetimeperiodtype cical_property_rdate(icalproperty *p) { return cical_api_storage()->property_rdate(p); }
+static inline struct icaltimetype cical_property_datetime(icalproperty *p, icalcomponent *c) { return cical_api_storage()->property_datetime(p, c); }
+static inline int cical_property_priority(icalproperty *p) { return cical_api_storage()->property_priority(p); }
+
+/// An iterator over an RRULE property's instances from `dtstart`, or NULL when libical finds
+/// the rule unusable (no FREQ, or a rule no date can satisfy). The rule struct stays in C.
+static inline icalrecur_iterator *cical_rrule_iterator(icalproperty *rrule, struct icaltimetype dtstart) {
+    cical_api_t *a = cical_api_storage();
+    struct icalrecurrencetype rule = a->property_rrule(rrule);
+    if (rule.freq == ICAL_NO_RECURRENCE) return NULL;
+    return a->recur_new(rule, dtstart);
+}
+static inline struct icaltimetype cical_recur_next(icalrecur_iterator *i) { return cical_api_storage()->recur_next(i); }
+static inline void cical_recur_free(icalrecur_iterator *i) { cical_api_storage()->recur_free(i); }
+
+static inline icaltimezone *cical_timezone_of(icalcomponent *vcalendar, const char *tzid) { return cical_api_storage()->timezone_of(vcalendar, tzid); }
+static inline icaltimezone *cical_builtin_timezone(const char *location) { return cical_api_storage()->builtin_timezone(location); }
+static inline icaltimezone *cical_utc_timezone(void) { return cical_api_storage()->utc_timezone(); }
+static inline time_t cical_as_timet(struct icaltimetype t, const icaltimezone *zone) { return cical_api_storage()->as_timet(t, zone); }
+static inline struct icaltimetype cical_from_timet(time_t t, const icaltimezone *zone) { return cical_api_storage()->from_timet(t, 0, zone); }

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Writes the calendar benchmark's .ics: 5000 VEVENTs in four zones, about 50 000 occurrences
+between their DTSTARTs and NOW + 90 days: 4500 single events in the past year and 500 series
+(weekly and every-other-day with COUNT, endless weekly, endless monthly 2nd Tuesday), a few
+with EXDATEs. Seeded, so the same NOW gives the same file.
+
+usage: make-big-ics.py OUT.ics NOW   (NOW as YYYY-MM-DD, the day the benchmark runs)
+"""
+import datetime as dt
+import random
+import sys
+
+ZONES = ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"]
+
+
+def stamp(t):
+    return t.strftime("%Y%m%dT%H%M%S")
+
+
+def main(out, now):
+    rng = random.Random(20261130)
+    now = dt.datetime.strptime(now, "%Y-%m-%d")
+    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//hearthloom//bench//EN", "X-WR-CALNAME:Bench"]
+
+    def event(i, start, minutes, zone, extra=()):
+        lines.extend([
+            "BEGIN:VEVENT", f"UID:bench-{i:05d}@example.org", f"DTSTAMP:{stamp(now)}Z",
+            f"SUMMARY:Event {i} in {zone.split('/')[1].replace('_', ' ')}",
+            f"DTSTART;TZID={zone}:{stamp(start)}",
+            f"DTEND;TZID={zone}:{stamp(start + dt.timedelta(minutes=minutes))}",
+            f"LOCATION:Room {rng.randint(1, 40)}",
+            "ORGANIZER;CN=Ana Lima:mailto:ana@example.org",
+            f"ATTENDEE;CN=Guest {i % 97};ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:guest{i % 97}@example.org",
+            *extra, "END:VEVENT"])
+
+    for i in range(5000):
+        zone = ZONES[i % 4]
+        hour = rng.randint(7, 19)
+        if i % 10:       # 4500 single events somewhere in the last year
+            day = now - dt.timedelta(days=rng.randint(1, 365))
+            event(i, day.replace(hour=hour, minute=rng.choice([0, 15, 30, 45])), rng.choice([30, 60, 90]), zone)
+            continue
+        kind = (i // 10) % 10
+        if kind < 4:     # 200 weekly series, 91 occurrences (two a week on Mondays and Thursdays for some)
+            start = (now - dt.timedelta(days=700 - rng.randint(0, 50))).replace(hour=hour, minute=0)
+            rule = "RRULE:FREQ=WEEKLY;COUNT=91" if kind % 2 else "RRULE:FREQ=WEEKLY;BYDAY=MO,TH;COUNT=91"
+            if rule.endswith("TH;COUNT=91"):
+                start = start - dt.timedelta(days=start.weekday())          # a Monday
+            exdate = [f"EXDATE;TZID={zone}:{stamp(start + dt.timedelta(weeks=3))}"] if kind == 1 else []
+            event(i, start, 60, zone, [rule, *exdate])
+        elif kind < 7:   # 150 every-other-day series, 91 occurrences
+            start = (now - dt.timedelta(days=200 - rng.randint(0, 10))).replace(hour=hour, minute=30)
+            event(i, start, 45, zone, ["RRULE:FREQ=DAILY;INTERVAL=2;COUNT=91"])
+        elif kind < 9:   # 100 endless weekly series from ~630 days ago: ~103 occurrences each
+            start = (now - dt.timedelta(days=630 - rng.randint(0, 6))).replace(hour=hour, minute=0)
+            event(i, start, 60, zone, ["RRULE:FREQ=WEEKLY"])
+        else:            # 50 endless monthly series on the second Tuesday from 8 years ago: ~99 each
+            start = dt.datetime(now.year - 8, now.month, 1, hour, 0)
+            start += dt.timedelta(days=(1 - start.weekday()) % 7 + 7)      # the second Tuesday
+            event(i, start, 120, zone, ["RRULE:FREQ=MONTHLY;BYDAY=2TU"])
+    lines.append("END:VCALENDAR")
+    with open(out, "w", newline="") as f:
+        f.write("\r\n".join(lines) + "\r\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
