@@ -25,8 +25,8 @@ let package = Package(
         .target(
             name: "Adapters",
             dependencies: ["IngestCore"],
-            exclude: ["Photos/README.md"],
-            resources: [.embedInCode("Photos/photos.conf")]
+            exclude: ["Photos/README.md", "MPRIS/README.md"],
+            resources: [.embedInCode("Photos/photos.conf"), .embedInCode("MPRIS/mpris.conf")]
         ),
         .executableTarget(
             name: "hearthloom-ingest",

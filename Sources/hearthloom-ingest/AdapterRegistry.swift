@@ -4,4 +4,5 @@ import IngestCore
 /// The adapter types this build has: one line per adapter.
 let registeredAdapters: [any DeviceAdapter.Type] = [
     PhotosAdapter.self,
+    MPRISAdapter.self,
 ]
