@@ -94,4 +94,6 @@ for r in json.load(open(sys.argv[1]))["results"]:
 PY
 echo
 bench/photos.sh
+echo
+bench/mpris.sh
 echo "results in $OUT"

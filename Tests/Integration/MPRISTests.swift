@@ -137,12 +137,18 @@ extension JSONValue {
 
 @Suite("mpris adapter against a private dbus-daemon, a test player, mpv and the test node", .serialized)
 struct MPRISTests {
-    @Test func watchCountsAPlayOncePastHalfWithPausesExcluded() throws {
-        let world = try MPRISWorld()
+    /// A world with `watch` running and one test player at `rate`.
+    func watchedPlayer(config: String = "", rate: Double = 20) throws -> (MPRISWorld, TestPlayer) {
+        let world = try MPRISWorld(config: config)
         let player = try TestPlayer(on: world.bus)
         try world.startWatch()
+        try player.send(["cmd": "rate", "rate": .double(rate)])
+        return (world, player)
+    }
+
+    @Test func watchCountsAPlayOncePastHalfWithPausesExcluded() throws {
         // 300 s track at 20×: it counts at 150 s of track time, 7.5 s of wall time if nothing stops it.
-        try player.send(["cmd": "rate", "rate": 20])
+        let (world, player) = try watchedPlayer()
         try player.load("Paused Song", artists: ["Ann", "Bo"], length: 300, trackID: "/t/1")
         Thread.sleep(forTimeInterval: 2)                                       // ~40 s played
         try player.send(["cmd": "pause"])
@@ -166,10 +172,7 @@ struct MPRISTests {
     }
 
     @Test func skipsShortTracksAndPlayersThatQuitEarlyDoNotCountRepeatsDo() throws {
-        let world = try MPRISWorld()
-        let player = try TestPlayer(on: world.bus)
-        try world.startWatch()
-        try player.send(["cmd": "rate", "rate": 20])
+        let (world, player) = try watchedPlayer()
         // Skipped: 20 s played, a seek past 150 s, the remaining 50 s: 70 s of a 200 s track.
         try player.load("Skipped Song", length: 200, trackID: "/t/1")
         Thread.sleep(forTimeInterval: 1)
@@ -200,10 +203,7 @@ struct MPRISTests {
     }
 
     @Test func aPlayerThatQuitsAfterThePlayCountedSendsTheFinalFigures() throws {
-        let world = try MPRISWorld()
-        let player = try TestPlayer(on: world.bus)
-        try world.startWatch()
-        try player.send(["cmd": "rate", "rate": 20])
+        let (world, player) = try watchedPlayer()
         try player.load("Counted Then Quit", length: 100, trackID: "/t/1")
         #expect(try eventually(10) { try world.playCount() == 1 })
         Thread.sleep(forTimeInterval: 1)                                       // ~70 s of 100
@@ -214,10 +214,7 @@ struct MPRISTests {
     }
 
     @Test func restartingTheAgentMidTrackKeepsThePlay() throws {
-        let world = try MPRISWorld()
-        let player = try TestPlayer(on: world.bus)
-        try world.startWatch()
-        try player.send(["cmd": "rate", "rate": 10])
+        let (world, player) = try watchedPlayer(rate: 10)
         try player.load("Long Song", length: 400, trackID: "/t/1")            // counts at 200 s = 20 s of wall time
         Thread.sleep(forTimeInterval: 5)
         let (stopped, seconds) = world.stopWatch()
@@ -232,10 +229,7 @@ struct MPRISTests {
     }
 
     @Test func wrongTypesHugeStringsAndUntitledTracksDoNotStopTheWatcher() throws {
-        let world = try MPRISWorld(config: "MinPlayedTime=30s\n")
-        let player = try TestPlayer(on: world.bus)
-        try world.startWatch()
-        try player.send(["cmd": "rate", "rate": 20])
+        let (world, player) = try watchedPlayer(config: "MinPlayedTime=30s\n")
         let huge = String(repeating: "x", count: 200_000)
         try player.send(["cmd": "load", "play": true, "metadata": ["xesam:title": .string("Odd " + huge), "xesam:artist": "Solo Artist",
                                                                   "xesam:album": 42, "mpris:length": "three minutes", "mpris:trackid": "/t/1"]])
