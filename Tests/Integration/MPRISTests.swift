@@ -160,7 +160,7 @@ struct MPRISTests {
         Thread.sleep(forTimeInterval: 1)                                       // ~20 s more, then the next track
         #expect(play["artist"] == "Ann, Bo" && play["album"] == "Test Album" && play["length_s"] == 300)
         #expect(play["player"] == "Hearthloom Test Player")
-        #expect((150...160).contains(play.playedSeconds), "sent as it passes 150 s: \(play)")
+        #expect((150...175).contains(play.playedSeconds), "sent as it passes 150 s (a loaded machine reads it late): \(play)")
         // Its end (the next track) sends the final figures under the same key.
         try player.load("Next Song", length: 300, trackID: "/t/2")
         #expect(try eventually(10) { try world.plays()["Paused Song"]?.first?.playedSeconds ?? 0 >= 165 })
@@ -224,7 +224,7 @@ struct MPRISTests {
         try world.startWatch()
         #expect(try eventually(25) { try world.playCount() == 1 })
         let play = try #require(try world.plays()["Long Song"]?.first)
-        #expect((200...215).contains(play.playedSeconds), "one play across the restart: \(play)")
+        #expect((200...225).contains(play.playedSeconds), "one play across the restart: \(play)")
         #expect(world.stopWatch().result.status == 0)
     }
 
@@ -242,7 +242,7 @@ struct MPRISTests {
         #expect(odd["title"]?.stringValue?.count == 512)
         #expect(odd["artist"] == "Solo Artist", "a string where the list belongs is one artist")
         #expect(odd["album"] == nil && odd["length_s"] == nil, "wrong types are dropped")
-        #expect((30...45).contains(odd.playedSeconds), "unknown length: MinPlayedTime counts")
+        #expect((30...50).contains(odd.playedSeconds), "unknown length: MinPlayedTime counts")
         #expect(try world.playCount() == 2)
         #expect(world.stopWatch().result.status == 0)
     }
