@@ -110,4 +110,5 @@ echo "(~$tracks tracks of 240 s played; $plays plays at the node; CPU is counted
 "$BIN" status --config-dir "$W/config" --state-dir "$W/state" | grep -E '^ *music' || true
 }
 
-main 2>&1 | tee "$OUT/mpris.txt"
+# Not `main | tee`: main must run in this shell, so the EXIT trap sees the PIDs it started.
+main > >(tee "$OUT/mpris.txt") 2>&1
