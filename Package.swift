@@ -29,12 +29,13 @@ let package = Package(
         .target(
             name: "Adapters",
             dependencies: ["IngestCore", "CGPS", "CICal"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md", "Calendar/README.md"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),
                 .embedInCode("Contacts/contacts.conf"),
                 .embedInCode("Calendar/calendar.conf"),
+                .embedInCode("MPRIS/mpris.conf"),
             ]
         ),
         .executableTarget(

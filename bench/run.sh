@@ -96,4 +96,6 @@ echo
 bench/photos.sh
 bench/contacts.sh
 bench/calendar.sh
+echo
+bench/mpris.sh
 echo "results in $OUT"

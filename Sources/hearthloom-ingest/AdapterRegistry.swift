@@ -7,4 +7,5 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     GPSDAdapter.self,
     ContactsAdapter.self,
     CalendarAdapter.self,
+    MPRISAdapter.self,
 ]

@@ -1,0 +1,99 @@
+@preconcurrency import Dispatch
+import FoundationEssentials
+import IngestCore
+
+/// `Type=mpris`: plays from the media players on the D-Bus session bus, counted the way
+/// scrobblers count them (see PlayerTimeline), sent as `media` items.
+///
+/// `follow` (inside `watch`) sees every signal; `scan` (a timer `run`) looks at each player once
+/// and counts the position's advance since the last look. Both keep one timeline per player
+/// in the anchor, so a play in progress survives a restart and either can pick it up.
+public struct MPRISAdapter: LiveAdapter {
+    public static let type = "mpris"
+    public static let summary = "plays (title, artist, album, seconds played) from MPRIS media players on the session bus"
+    public static let configKeys: [ConfigKey] = [
+        ConfigKey("Player", .string, repeated: true, "only players whose bus name or Identity matches this glob"),
+        ConfigKey("IgnorePlayer", .string, repeated: true, "leave out players whose bus name or Identity matches this glob"),
+        ConfigKey("MinPlayedPercent", .integer, default: "50", "a play counts once this share of the track was played (1–100)"),
+        ConfigKey("MinPlayedTime", .duration, default: "4min", "…or once this much was played, whichever comes first"),
+        ConfigKey("MinTrackLength", .duration, default: "30s", "shorter tracks never count"),
+    ]
+    public static let sampleConfig = String(decoding: PackageResources.mpris_conf, as: UTF8.self)
+
+    let rules: PlayRules
+    let filter: PlayerFilter
+    /// The instance name, for log lines.
+    let label: String
+    /// The bus name a running `watch` owns for this instance.
+    let watcherName: String
+
+    public init(config: AdapterConfig) throws(ConfigError) {
+        let section = config.section
+        let percent = section.string("MinPlayedPercent").flatMap { Int($0) } ?? 50
+        guard (1...100).contains(percent) else { throw section.error("MinPlayedPercent", "expected 1 to 100, found \(percent)") }
+        let minPlayed = section.duration("MinPlayedTime", default: 240)
+        guard minPlayed > 0 else { throw section.error("MinPlayedTime", "must be more than 0") }
+        rules = PlayRules(minPlayedFraction: Double(percent) / 100, minPlayedTime: minPlayed,
+                          minTrackLength: section.duration("MinTrackLength", default: 30))
+        filter = PlayerFilter(allow: section.strings("Player"), deny: section.strings("IgnorePlayer"))
+        label = config.name
+        watcherName = "io.hearthloom.Ingest.mpris._" + String(config.name.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    }
+
+    // MARK: - Timer
+
+    /// What one look at the bus found.
+    enum Survey: Sendable {
+        case noBus(String)
+        case followedByWatch
+        case surveyed(FollowCommit?)
+    }
+
+    public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
+        let (rules, filter, watcherName) = (rules, filter, watcherName)
+        // The calls block (each up to its timeout when a player hangs): off the cooperative pool.
+        let survey = await withCheckedContinuation { (done: CheckedContinuation<Survey, Never>) in
+            DispatchQueue.global().async {
+                do throws(BusError) {
+                    let bus = try SessionBus()
+                    if try bus.hasOwner(watcherName) { done.resume(returning: .followedByWatch); return }
+                    var book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
+                    _ = try book.survey(bus)
+                    done.resume(returning: .surveyed(book.take().map { FollowCommit(items: $0.items, anchor: $0.anchor) }))
+                } catch {
+                    done.resume(returning: .noBus(error.description))
+                }
+            }
+        }
+        switch survey {
+        case .noBus(let reason): await sink.warn("no session bus to look at (\(reason)); nothing recorded")
+        case .followedByWatch: Log.info("\(label): a running watch follows the players; nothing for run to do")
+        case .surveyed(let commit?): try await sink.commit(commit.items, anchor: commit.anchor)
+        case .surveyed(nil): break
+        }
+    }
+
+    // MARK: - Watch
+
+    public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
+        let control = BusLoopControl()
+        let (commits, output) = AsyncStream.makeStream(of: FollowCommit.self)
+        let book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
+        let (label, watcherName) = (label, watcherName)
+        // sd-bus is single-threaded and its calls block: it gets a thread of its own.
+        DispatchQueue(label: "hearthloom.mpris.\(label)").async {
+            PlayerFollower(book: book, control: control, label: label, watcherName: watcherName) { output.yield($0) }.run()
+            output.finish()
+        }
+        // Not a child task: once `follow` is cancelled it must still commit the last hand-over.
+        let committer = Task {
+            for await commit in commits { try await sink.commit(commit.items, anchor: commit.anchor) }
+        }
+        do {
+            try await withTaskCancellationHandler { try await committer.value } onCancel: { control.stop() }
+        } catch {
+            control.stop()
+            throw error
+        }
+    }
+}

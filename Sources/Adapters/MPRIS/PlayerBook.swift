@@ -1,0 +1,103 @@
+import FoundationEssentials
+import IngestCore
+
+/// Every player's timeline, loaded from and saved to the anchor (one `player/<name>` entry per
+/// player), with the items and anchor changes not yet committed. `scan` and `follow` share it.
+struct PlayerBook {
+    let rules: PlayRules
+    let filter: PlayerFilter
+    /// By full bus name.
+    private(set) var timelines: [String: PlayerTimeline] = [:]
+    private(set) var pending = AnchorChanges()
+    private(set) var items: [Item] = []
+
+    static let entryPrefix = "player/"
+
+    /// Loads the timelines the anchor holds; an entry that does not decode (an older layout) is dropped.
+    init(anchor: Anchor, rules: PlayRules, filter: PlayerFilter) {
+        self.rules = rules; self.filter = filter
+        for (key, data) in anchor.entries {
+            if key.hasPrefix(PlayerBook.entryPrefix), let timeline = try? JSONDecoder().decode(PlayerTimeline.self, from: data) {
+                timelines[SessionBus.playerPrefix + timeline.player] = timeline
+            } else {
+                pending.removals.insert(key)
+            }
+        }
+    }
+
+    static var now: Double { Date().timeIntervalSince1970 }
+
+    /// Looks at every player on the bus now and closes the books of those that are gone.
+    /// - Returns: the names looked at, with their unique owners.
+    mutating func survey(_ bus: SessionBus) throws(BusError) -> [String: String] {
+        var owners: [String: String] = [:]
+        let present = try bus.playerNames()
+        for name in present {
+            if let owner = try look(at: name, on: bus) { owners[owner] = name }
+        }
+        for name in timelines.keys where !present.contains(name) {
+            update(name) { $0.closeUnobserved(rules: $1) }
+            forget(name)
+        }
+        return owners
+    }
+
+    /// Reconciles one player with what it shows now. Returns its unique owner name, or nil when
+    /// it is filtered out or vanished during the calls.
+    mutating func look(at name: String, on bus: SessionBus) throws(BusError) -> String? {
+        guard let snapshot = try PlayerBook.unlessGone({ () throws(BusError) in try bus.snapshot(of: name) }),
+              let owner = try PlayerBook.unlessGone({ () throws(BusError) in try bus.owner(of: name) }) else { return nil }
+        guard filter.allows(busName: name, identity: snapshot.identity) else {
+            Log.debug("mpris: \(name) (\(snapshot.identity)) is filtered out by Player=/IgnorePlayer=")
+            forget(name)
+            return nil
+        }
+        if timelines[name] == nil { timelines[name] = PlayerTimeline(player: SessionBus.shortName(name), identity: snapshot.identity, at: PlayerBook.now) }
+        update(name) { $0.reconcile(with: snapshot, at: PlayerBook.now, rules: $1) }
+        return owner
+    }
+
+    /// Changes one player's timeline; the plays it reports become items, the timeline an anchor update.
+    mutating func update(_ name: String, _ change: (inout PlayerTimeline, PlayRules) -> [Play]) {
+        guard var timeline = timelines[name] else { return }
+        let sends = change(&timeline, rules)
+        timelines[name] = timeline
+        items += sends.map { PlayItem.make($0, player: timeline.player, identity: timeline.identity) }
+        save(timeline)
+    }
+
+    /// Drops a player's timeline (it left the bus, or the filter excludes it).
+    mutating func forget(_ name: String) {
+        guard let timeline = timelines.removeValue(forKey: name) else { return }
+        let key = PlayerBook.entryPrefix + timeline.player
+        pending.updates.removeValue(forKey: key)
+        pending.removals.insert(key)
+    }
+
+    /// Queues every timeline as it is now: what `follow` hands over when it stops.
+    mutating func saveAll() { timelines.values.forEach { save($0) } }
+
+    private mutating func save(_ timeline: PlayerTimeline) {
+        guard let data = try? JSONEncoder().encode(timeline) else { return }
+        let key = PlayerBook.entryPrefix + timeline.player
+        pending.removals.remove(key)
+        pending.updates[key] = data
+    }
+
+    /// What to commit now, emptied.
+    mutating func take() -> (items: [Item], anchor: AnchorChanges)? {
+        guard !items.isEmpty || !pending.isEmpty else { return nil }
+        defer { items = []; pending = AnchorChanges() }
+        return (items, pending)
+    }
+
+    /// A call to one player: nil when the player went away or misbehaved (its error is not ours);
+    /// a lost connection is thrown.
+    static func unlessGone<T>(_ call: () throws(BusError) -> T) throws(BusError) -> T? {
+        do { return try call() } catch {
+            if error.isDisconnect { throw error }
+            Log.debug("mpris: \(error)")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import FoundationEssentials
+import IngestCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lets other threads stop the bus thread: a flag plus a pipe the thread polls beside the bus.
+final class BusLoopControl: Sendable {
+    private let readFD: Int32
+    private let writeFD: Int32
+    private let stopping = Atomic<Bool>(false)
+
+    init() {
+        var fds: [Int32] = [-1, -1]
+        _ = pipe(&fds)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+        readFD = fds[0]; writeFD = fds[1]
+    }
+
+    deinit { close(readFD); close(writeFD) }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        var byte: UInt8 = 1
+        _ = write(writeFD, &byte, 1)
+    }
+
+    /// Waits for the bus fd (when given) or a stop, at most `timeout` seconds (nil: no limit).
+    func wait(busFD: Int32?, events: Int16, timeout: Double?) {
+        var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
+        if let busFD { fds.append(pollfd(fd: busFD, events: events, revents: 0)) }
+        let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), Double(Int32.max))) } ?? -1
+        _ = poll(&fds, nfds_t(fds.count), milliseconds)               // EINTR is a spurious wakeup: the caller loops
+    }
+}
+
+/// What the bus thread hands to `follow` to commit.
+struct FollowCommit: Sendable {
+    var items: [Item]
+    var anchor: AnchorChanges
+}
+
+/// Follows every player on the session bus from one dedicated thread, blocked in `poll` on the
+/// bus socket between signals. It wakes for signals, for a `Position` read when a play could
+/// pass the rules, and to reconnect when the bus has gone away; idle, it does not wake at all.
+final class PlayerFollower {
+    private var book: PlayerBook
+    private let control: BusLoopControl
+    private let label: String
+    private let watcherName: String
+    private let emit: (FollowCommit) -> Void
+    /// Unique name (`:1.42`) → the player's bus name: signals carry the former.
+    private var owners: [String: String] = [:]
+
+    init(book: PlayerBook, control: BusLoopControl, label: String, watcherName: String, emit: @escaping (FollowCommit) -> Void) {
+        self.book = book; self.control = control; self.label = label; self.watcherName = watcherName; self.emit = emit
+    }
+
+    /// Runs until `control.stop()`, then hands over every timeline (the plays in progress).
+    func run() {
+        var retry = 0.5
+        var lost = false
+        while !control.isStopping {
+            do throws(BusError) {
+                let bus = try SessionBus()
+                try connect(bus)
+                if lost { Log.notice("\(label): the session bus is back; following \(book.timelines.count) players") }
+                lost = false; retry = 0.5
+                try serve(bus)
+            } catch {
+                if !lost { Log.warning("\(label): \(error); following again when the session bus returns") }
+                lost = true
+            }
+            flush()
+            guard !control.isStopping else { break }
+            control.wait(busFD: nil, events: 0, timeout: retry)      // the only wakeups while there is no bus
+            retry = min(retry * 2, 10)
+        }
+        book.saveAll()
+        flush()
+    }
+
+    private func flush() {
+        if let commit = book.take() { emit(FollowCommit(items: commit.items, anchor: commit.anchor)) }
+    }
+
+    private func connect(_ bus: SessionBus) throws(BusError) {
+        for rule in SessionBus.mprisMatchRules { try bus.addMatch(rule) }
+        // Owning this name tells a timer `run` that a watcher is counting plays (see MPRISAdapter.scan).
+        do { try bus.requestName(watcherName) } catch { Log.warning("\(label): \(error); is another watch running with this config?") }
+        owners = try book.survey(bus)
+    }
+
+    private func serve(_ bus: SessionBus) throws(BusError) {
+        while !control.isStopping {
+            while let signal = try bus.nextSignal() { try handle(signal, bus) }
+            let now = PlayerBook.now
+            let due = book.timelines.filter { ($0.value.nextCheck(rules: book.rules) ?? .infinity) <= now }.map(\.key)
+            if !due.isEmpty {
+                for name in due {
+                    let position = try PlayerBook.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil
+                    book.update(name) { $0.apply(.position(position), at: PlayerBook.now, rules: $1) }
+                }
+                continue                                              // the calls may have queued signals
+            }
+            flush()
+            let next = book.timelines.values.compactMap { $0.nextCheck(rules: book.rules) }.min()
+            control.wait(busFD: bus.fileDescriptor, events: bus.pollEvents, timeout: next.map { $0 - now })
+        }
+    }
+
+    private func handle(_ signal: BusSignal, _ bus: SessionBus) throws(BusError) {
+        let args = signal.arguments
+        switch signal.member {
+        case "NameOwnerChanged":
+            guard args.count == 3, let name = args[0].text, name.hasPrefix(SessionBus.playerPrefix),
+                  let old = args[1].text, let new = args[2].text else { return }
+            if !old.isEmpty {
+                owners.removeValue(forKey: old)
+                book.update(name) { $0.vanish(at: PlayerBook.now, rules: $1) }
+                book.forget(name)
+            }
+            if !new.isEmpty, try book.look(at: name, on: bus) != nil { owners[new] = name }
+        case "PropertiesChanged":
+            guard let name = owners[signal.sender], args.count >= 2, let changed = args[1].dict else { return }
+            let invalidated = Set((args.count > 2 ? args[2] : .array([])).stringList)
+            var properties = changed
+            for key in ["PlaybackStatus", "Metadata", "Rate"] where invalidated.contains(key) && changed[key] == nil {
+                properties[key] = try PlayerBook.unlessGone { () throws(BusError) in
+                    try bus.call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "Get", [SessionBus.playerInterface, key]).first
+                } ?? nil
+            }
+            try apply(events(from: properties), to: name, bus)
+        case "Seeked":
+            guard let name = owners[signal.sender], let micros = args.first?.number else { return }
+            book.update(name) { $0.apply(.seeked(to: micros / 1_000_000), at: PlayerBook.now, rules: $1) }
+        default:
+            break
+        }
+    }
+
+    /// A `PropertiesChanged` as events, in an order that keeps plays whole: a new track is
+    /// taken before a status that starts playing it, and after one that stops the old one.
+    private func events(from properties: [String: BusValue]) -> [PlayerEvent] {
+        let status = properties["PlaybackStatus"]?.text.flatMap(PlaybackStatus.init(rawValue:)).map { PlayerEvent.status($0, position: nil) }
+        let track = properties["Metadata"]?.dict.map { PlayerEvent.track(Track(metadata: $0), position: nil) }
+        let rate = properties["Rate"]?.number.map { PlayerEvent.rate($0, position: nil) }
+        let ordered = properties["PlaybackStatus"]?.text == PlaybackStatus.playing.rawValue ? [track, status] : [status, track]
+        return (ordered + [rate]).compactMap { $0 }
+    }
+
+    /// Applies events with the player's `Position` where it makes the books exact (a pause, a
+    /// resume, a new track, a rate change): one read per signal. With a new track the position
+    /// is the new track's, so only the track event gets it.
+    private func apply(_ events: [PlayerEvent], to name: String, _ bus: SessionBus) throws(BusError) {
+        guard !events.isEmpty else { return }
+        let needsPosition = events.contains { if case .status(.stopped, _) = $0 { false } else { true } }
+        let newTrack = events.contains { if case .track = $0 { true } else { false } }
+        let position = needsPosition ? try PlayerBook.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil : nil
+        let now = PlayerBook.now
+        for event in events {
+            let located: PlayerEvent = switch event {
+            case .status(let s, _) where s != .stopped && !newTrack: .status(s, position: position)
+            case .track(let t, _): .track(t, position: position)
+            case .rate(let r, _): .rate(r, position: position)
+            default: event
+            }
+            book.update(name) { $0.apply(located, at: now, rules: $1) }
+        }
+    }
+}
+
+extension BusValue {
+    var stringList: [String] { if case .array(let values) = self { return values.compactMap(\.text) }; return [] }
+}

@@ -1,0 +1,53 @@
+import FoundationEssentials
+
+/// The MPRIS calls the adapter makes, on top of the generic bus.
+extension SessionBus {
+    static let playerPrefix = "org.mpris.MediaPlayer2."
+    static let objectPath = "/org/mpris/MediaPlayer2"
+    static let playerInterface = "org.mpris.MediaPlayer2.Player"
+    static let daemon = "org.freedesktop.DBus"
+
+    /// Match rules for everything `follow` reacts to: players coming and going (instance
+    /// suffixes included), their property changes, and seeks.
+    static let mprisMatchRules = [
+        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'",
+        "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/mpris/MediaPlayer2',arg0='org.mpris.MediaPlayer2.Player'",
+        "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked',path='/org/mpris/MediaPlayer2'",
+    ]
+
+    /// Bus names of the players on the bus now, `org.mpris.MediaPlayer2.` included.
+    func playerNames() throws(BusError) -> [String] {
+        guard case .array(let names)? = try call(SessionBus.daemon, "/org/freedesktop/DBus", SessionBus.daemon, "ListNames").first else { return [] }
+        return names.compactMap(\.text).filter { $0.hasPrefix(SessionBus.playerPrefix) }.sorted()
+    }
+
+    /// The unique name (`:1.42`) that owns `name`; signals come from it.
+    func owner(of name: String) throws(BusError) -> String? {
+        try call(SessionBus.daemon, "/org/freedesktop/DBus", SessionBus.daemon, "GetNameOwner", [name]).first?.text
+    }
+
+    func hasOwner(_ name: String) throws(BusError) -> Bool {
+        if case .bool(let owned)? = try call(SessionBus.daemon, "/org/freedesktop/DBus", SessionBus.daemon, "NameHasOwner", [name]).first { return owned }
+        return false
+    }
+
+    /// Identity, status, rate, metadata and position in two calls.
+    func snapshot(of name: String) throws(BusError) -> PlayerSnapshot {
+        let properties = try call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "GetAll", [SessionBus.playerInterface]).first?.dict ?? [:]
+        let identity = (try? call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "Get", ["org.mpris.MediaPlayer2", "Identity"]))?.first?.text
+        return PlayerSnapshot(identity: identity.map { String($0.prefix(Track.maxTextLength)) } ?? SessionBus.shortName(name),
+                              status: properties["PlaybackStatus"]?.text.flatMap(PlaybackStatus.init(rawValue:)) ?? .stopped,
+                              rate: properties["Rate"]?.number ?? 1,
+                              track: properties["Metadata"]?.dict.flatMap(Track.init(metadata:)),
+                              position: properties["Position"]?.number.map { $0 / 1_000_000 })
+    }
+
+    /// `Position` in track seconds (it is never signalled, so it is read when play counting needs it).
+    func position(of name: String) throws(BusError) -> Double? {
+        try call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "Get", [SessionBus.playerInterface, "Position"], timeout: 1)
+            .first?.number.map { $0 / 1_000_000 }
+    }
+
+    /// `org.mpris.MediaPlayer2.firefox.instance_1_84` → `firefox.instance_1_84`.
+    static func shortName(_ busName: String) -> String { String(busName.dropFirst(playerPrefix.count)) }
+}
