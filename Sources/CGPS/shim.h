@@ -44,7 +44,7 @@ static inline int cgps_available(void) {
 
 /// What one read brought, flattened. Unknown numbers are NaN.
 typedef struct {
-    int has_fix;            // this read set a position (LATLON_SET) with mode >= 2
+    int has_fix;            // this read was a TPV with mode >= 2
     int mode;
     double time;            // seconds since the epoch, 0 when unknown
     double latitude, longitude, altitude;
@@ -80,7 +80,9 @@ static inline int cgps_read(struct gps_data_t *g, cgps_report_t *out) {
     int rc = cgps_api_storage()->read(g, NULL, 0);
     if (rc < 0) return -1;
     out->mode = g->fix.mode;
-    out->has_fix = (g->set & LATLON_SET) && g->fix.mode >= MODE_2D;
+    // A TPV claiming a fix counts even without a position: libgps leaves the missing latitude
+    // or longitude NaN, and the adapter drops and counts it.
+    out->has_fix = (g->set & (LATLON_SET | MODE_SET)) && g->fix.mode >= MODE_2D;
     out->time = (g->set & TIME_SET) ? (double)g->fix.time.tv_sec + (double)g->fix.time.tv_nsec / 1e9 : 0;
     out->latitude = g->fix.latitude;
     out->longitude = g->fix.longitude;

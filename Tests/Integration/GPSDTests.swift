@@ -3,13 +3,15 @@ import IngestCore
 import Testing
 
 /// A real gpsd fed by `gpsfake` (Debian's gpsd-clients) over UDP, waiting for its first client.
+/// UDP with a 0.3 ms pause between sentences: a pty feeds ~20 fixes/s, too slow for a day's log,
+/// and UDP with no pause drops datagrams when the machine is busy.
 final class GPSFake {
     let port: Int
     let process: Child
 
     init(log: String, port: Int) throws {
         self.port = port
-        process = try Child("/usr/bin/gpsfake", ["-1", "-q", "-u", "-c", "0", "-P", String(port), log],
+        process = try Child("/usr/bin/gpsfake", ["-1", "-q", "-u", "-c", "0.0003", "-P", String(port), log],
                             env: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], captureOutput: false)
     }
 
@@ -142,5 +144,51 @@ struct GPSDTests {
         try checkDay(node, officeOpen: true)
         let cafe = try node.items("location").filter { time($0["item"]?["arrival"]).map { abs($0 - expected.visits[1].arrival) < 120 } ?? false }
         #expect(cafe.count == 1, "the café visit opened before the restart and closed after it under one key")
+    }
+
+    @Test func garbageAnotherProtocolAndBadFixesAreDroppedWithCountedWarnings() throws {
+        let node = try TestNode()
+        let agent = try AgentSandbox()
+        try agent.usePairedNode(node.url, token: node.token)
+        let t0 = 1_717_225_200.0
+        func tpv(_ t: Double, lat: Double? = 52.52, lon: Double = 13.405, mode: Int = 3) -> String {
+            let format = ISO8601DateFormatter()
+            format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let time = format.string(from: Date(timeIntervalSince1970: t))
+            return #"{"class":"TPV","device":"fake","mode":\#(mode),"time":"\#(time)","# + (lat.map { #""lat":\#($0),"# } ?? "")
+                + #""lon":\#(lon),"altMSL":34.0,"eph":5.0,"speed":0.0}"#
+        }
+        var good: [String] = []
+        for i in 0..<400 {
+            good.append(tpv(t0 + Double(i)))
+            switch i {
+            case 100: good.append(tpv(315_964_810))                       // 1980: a week-number rollover
+            case 150: good.append(tpv(4_102_444_800))                     // 2100
+            case 200: good.append(tpv(t0 + 200.5, lat: 57.0))             // 500 km in half a second
+            case 250: good.append(tpv(t0 + 250.5, lat: nil))              // a fix without a latitude
+            case 300: good.append(tpv(t0 + 300.5, mode: 1))               // no fix: not a position at all
+            default: break
+            }
+        }
+        let dir = agent.root
+        try "this is not JSON\n{\"class\":\"TPV\",\"mode\":3,\"lat\":\n\u{01}\u{02}binary\n".write(toFile: dir + "/bad.txt", atomically: true, encoding: .utf8)
+        try (good.joined(separator: "\n") + "\n").write(toFile: dir + "/good.txt", atomically: true, encoding: .utf8)
+        let fake = try Child("/usr/bin/env", ["python3", repoRoot + "/tools/fakegpsd/fakegpsd.py", "--port-file", dir + "/port", "--proto", "4.0",
+                                              "--first", dir + "/bad.txt", "--then", dir + "/good.txt"], captureOutput: false)
+        defer { fake.signal(SIGKILL); _ = fake.wait() }
+        #expect(eventually(10) { FileManager.default.fileExists(atPath: dir + "/port") })
+        let port = try String(contentsOfFile: dir + "/port", encoding: .utf8)
+        try agent.write("adapters.d/gps.conf", "[Adapter]\nType=gpsd\nHost=127.0.0.1\nPort=\(port)\n")
+
+        let watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
+        #expect(try eventually(60) { try node.items("location").count == 1 }, "the good fixes after the garbage make a visit")
+        watch.signal(SIGTERM)
+        let result = watch.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        let visit = try #require(try node.items("location").first?["item"])
+        #expect(visit["fixes"]?.intValue == 301, "the first 5 min of the stay, none of the bad fixes: \(visit)")
+        #expect(result.stderr.contains("speaks protocol 4.0"), "\(result.stderr)")
+        #expect(result.stderr.contains("dropped 4 fixes: 1 no valid position, 2 time before 2015 or in the future (GPS week rollover?), 1 moved faster than MaxSpeed"),
+                "\(result.stderr)")
     }
 }

@@ -299,7 +299,7 @@ struct MPRISTests {
         // With a watch following the players, `run` leaves them alone.
         try world.startWatch()
         let deferred = try world.run(["run", "-v"])
-        #expect(deferred.stderr.contains("a running watch follows the players"), "\(deferred.stderr)")
+        #expect(deferred.stderr.contains("followed live by watch; not scanned"), "\(deferred.stderr)")
         #expect(world.stopWatch().result.status == 0)
     }
 
