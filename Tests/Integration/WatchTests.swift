@@ -76,4 +76,27 @@ struct WatchTests {
         let result = watch.wait()
         #expect(result.status == 0, "\(result.stderr)")
     }
+
+    @Test func aChangeInAWatchedFolderIsPickedUpWithoutWaitingForTheInterval() throws {
+        let node = try TestNode()
+        let agent = try AgentSandbox()
+        try agent.usePairedNode(node.url, token: node.token)
+        let photos = agent.root + "/photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        try agent.write("adapters.d/pics.conf", "[Adapter]\nType=photos\nPath=\(photos)\n")
+        let notify = try NotifySocket(path: agent.root + "/notify.sock")
+        let watch = try Child(agentBinary, ["watch", "--interval", "1h", "--send-every", "1s"], env: agent.env.merging(["NOTIFY_SOCKET": notify.path]) { _, n in n })
+        defer { watch.signal(SIGKILL); _ = watch.wait() }
+        #expect(notify.wait(for: "READY=1", seconds: 10).contains { $0.contains("READY=1") })
+        Thread.sleep(forTimeInterval: 0.5)         // the first scan (of an empty folder) is done
+
+        // With an hour's interval, only inotify can bring these in: one in the watched folder,
+        // one in a folder made after the watch began.
+        try FileManager.default.copyItem(atPath: repoRoot + "/fixtures/demo/photos/harbour.jpg", toPath: photos + "/harbour.jpg")
+        #expect(try eventually(15) { try node.items("photos").count == 1 })
+        try FileManager.default.createDirectory(atPath: photos + "/2024/trip", withIntermediateDirectories: true)
+        Thread.sleep(forTimeInterval: 0.3)
+        try FileManager.default.copyItem(atPath: repoRoot + "/fixtures/demo/photos/summit.jpg", toPath: photos + "/2024/trip/summit.jpg")
+        #expect(try eventually(15) { try node.items("photos").count == 2 })
+    }
 }

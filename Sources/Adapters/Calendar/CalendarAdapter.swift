@@ -34,6 +34,8 @@ public struct CalendarAdapter: DeviceAdapter {
         maxOccurrences = max
     }
 
+    public var watchedPaths: [String] { files.roots }
+
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         try await scan(since: anchor, into: sink, now: Date())
     }

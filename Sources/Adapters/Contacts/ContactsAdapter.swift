@@ -24,6 +24,8 @@ public struct ContactsAdapter: DeviceAdapter {
         files = TrackedFiles(roots: roots, excludes: config.section.strings("Exclude"), accepts: ContactsAdapter.isVCardFile)
     }
 
+    public var watchedPaths: [String] { files.roots }
+
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         try await files.scan(since: anchor, into: sink, parse: ContactsAdapter.parse)
     }

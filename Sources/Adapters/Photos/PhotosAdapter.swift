@@ -32,6 +32,8 @@ public struct PhotosAdapter: DeviceAdapter {
         guard !roots.isEmpty else { throw ConfigError(file: config.file, key: "Path", "missing; name at least one folder to scan") }
     }
 
+    public var watchedPaths: [String] { roots }
+
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         // Folder anchors stay unparsed until a folder's digest says it changed.
         var previous: [String: Data] = [:]

@@ -18,6 +18,10 @@ public protocol DeviceAdapter: Sendable {
     init(config: AdapterConfig) throws(ConfigError)
 
     func scan(since anchor: Anchor, into sink: some ItemSink) async throws
+
+    /// Files and folders whose changes `watch` rescans this adapter for (inotify), besides the
+    /// interval. None by default.
+    var watchedPaths: [String] { get }
 }
 
 /// An adapter whose source is live (gpsd, a media player on D-Bus). `watch` runs `follow` for as
@@ -30,6 +34,8 @@ public protocol LiveAdapter: DeviceAdapter {
 }
 
 extension DeviceAdapter {
+    public var watchedPaths: [String] { [] }
+
     /// The node's `source` for every item of this adapter type, whatever the instance.
     public static var source: String { "linux-\(type)" }
 }

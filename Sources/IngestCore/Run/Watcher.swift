@@ -20,6 +20,10 @@ public final class Watcher: Sendable {
     private let wakeup = Wakeup()
     private let stopping = Atomic<Bool>(false)
 
+    /// How long a folder must stay quiet before its adapter is rescanned: a copy of 500 photos
+    /// is one rescan, not 500.
+    static let settle = Duration.seconds(2)
+
     public init(agent: Agent, configs: [AdapterConfig], store: StateStore, node: NodeConfig, options: Options) throws(AgentError) {
         self.agent = agent; self.configs = configs; self.store = store; self.options = options
         self.gate = try agent.gate(store: store, node: node)
@@ -37,10 +41,22 @@ public final class Watcher: Sendable {
     public func run() async -> ExitCode {
         var live: [(config: AdapterConfig, adapter: any LiveAdapter)] = []
         var periodic: [AdapterConfig] = []
+        var watched: [(index: Int, paths: [String])] = []
         for config in configs {
-            if let adapter = try? agent.registry.make(config) as? any LiveAdapter { live.append((config, adapter)) } else { periodic.append(config) }
+            let adapter = try? agent.registry.make(config)
+            if let adapter = adapter as? any LiveAdapter { live.append((config, adapter)); continue }
+            if let paths = adapter?.watchedPaths, !paths.isEmpty { watched.append((periodic.count, paths)) }
+            periodic.append(config)
         }
         let followers = live.map { entry in Task { await follow(entry.adapter, config: entry.config) } }
+        // A change under an adapter's folders marks it; it is rescanned once things settle.
+        let changes = Mutex<(adapters: Set<Int>, last: ContinuousClock.Instant?)>(([], nil))
+        let wakeup = self.wakeup
+        let monitor = watched.isEmpty ? nil : FolderMonitor { index in
+            changes.withLock { $0.adapters.insert(index); $0.last = .now }
+            wakeup.kick()
+        }
+        for (index, paths) in watched { for path in paths { monitor?.watch(tree: path, owner: index) } }
 
         Systemd.notify("READY=1\nSTATUS=watching \(configs.count) adapters, sending to \(await gate.nodeName)")
         Log.notice("watching \(configs.map(\.name).joined(separator: ", ")); rescanning every \(Int(options.interval)) s")
@@ -51,9 +67,14 @@ public final class Watcher: Sendable {
         var failures = false
         while !stopRequested {
             if clock.now >= nextScan, !periodic.isEmpty {
+                changes.withLock { $0 = ([], nil) }
                 let results = await agent.scan(periodic, store: store, dryRun: false)
                 failures = results.contains { $0.error != nil }
                 nextScan = clock.now + .seconds(options.interval)
+            } else if let settled = changes.withLock({ $0.last.map { $0 + Watcher.settle } }), clock.now >= settled {
+                let indices = changes.withLock { state in defer { state = ([], nil) }; return state.adapters }
+                let results = await agent.scan(indices.sorted().map { periodic[$0] }, store: store, dryRun: false)
+                if results.contains(where: { $0.error != nil }) { failures = true }
             }
             let report = await gate.drain(DrainPolicy(maxWait: maxWait, lockWait: 0))
             if report.deliveredTotal > 0 { Log.info("sent \(report.deliveredTotal) (\(report.accepted) accepted)") }
@@ -67,12 +88,14 @@ public final class Watcher: Sendable {
             var deadline = periodic.isEmpty ? nil : nextScan
             if (try? store.outboxDepth().isEmpty) == false { deadline = earliest(deadline, clock.now + .seconds(options.sendEvery)) }
             deadline = earliest(deadline, nextPing)
+            deadline = earliest(deadline, changes.withLock { $0.last.map { $0 + Watcher.settle } })
             await wakeup.wait(until: deadline)
         }
         Systemd.notify("STOPPING=1")
         Log.notice("stopping: sending what is queued")
         for follower in followers { follower.cancel() }
         for follower in followers { await follower.value }
+        withExtendedLifetime(monitor) {}
         _ = await gate.drain(DrainPolicy(maxWait: 2, lockWait: 2))
         return failures ? .someFailed : .ok
     }

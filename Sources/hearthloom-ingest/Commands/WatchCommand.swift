@@ -12,8 +12,9 @@ enum WatchCommand {
         summary: "Run until stopped: rescan adapters on an interval and send what is queued as it comes.",
         details: """
             Live adapters (gpsd, mpris) follow their source the whole time; the other enabled adapters are
-            rescanned every --interval (default 15min). What they queue is sent at once, and while anything
-            is left in the outbox it is retried every --send-every (default 10s). Idle, it does not wake.
+            rescanned when their folders change (inotify, once things are quiet for 2 s) and every --interval
+            (default 15min). What they queue is sent at once, and while anything is left in the outbox it is
+            retried every --send-every (default 10s). Idle, it does not wake.
             Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG. SIGTERM or SIGINT stops it:
             the current step finishes, one last drain runs, and it exits 0. Everything is in the state
             store at all times, so a kill loses nothing either.
