@@ -96,6 +96,7 @@ echo
 bench/photos.sh
 bench/contacts.sh
 bench/calendar.sh
+bench/gpsd.sh
 echo
 bench/mpris.sh
 echo "results in $OUT"

@@ -14,7 +14,7 @@ public struct CalendarAdapter: DeviceAdapter {
         ConfigKey("Path", .path, repeated: true, "an .ics file, or a folder scanned recursively for .ics files"),
         ConfigKey("Exclude", .string, repeated: true, "a glob over the whole path to leave out"),
         ConfigKey("LookAhead", .duration, default: "90d", "how far past now recurring series are expanded"),
-        ConfigKey("MaxOccurrences", .integer, default: "5000", "occurrences per series at most, from its first"),
+        ConfigKey("MaxOccurrences", .integer, default: "5000", "occurrences per series at most, the ones nearest the window's end"),
     ]
     public static let sampleConfig = String(decoding: PackageResources.calendar_conf, as: UTF8.self)
 
@@ -68,7 +68,8 @@ public struct CalendarAdapter: DeviceAdapter {
         let made = CalendarItems(collection: collection, limits: limits, lookAhead: lookAhead).make(contents.components)
         Log.debug("\(path): \(contents.components.count) components parsed and expanded in \(milliseconds(parsed - started)) ms, "
                   + "\(made.items.count) items made in \(milliseconds(clock.now - parsed)) ms")
-        return .parsed(made.items, warnings: contents.problems, refreshAfter: made.refreshAt.map { Date(timeIntervalSince1970: Double($0)) })
+        return .parsed(made.items, warnings: contents.problems, refreshAfter: made.refreshAt.map { Date(timeIntervalSince1970: Double($0)) },
+                       retained: made.retained)
     }
 
     private static func milliseconds(_ d: Duration) -> String {

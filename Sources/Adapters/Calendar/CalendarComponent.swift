@@ -16,12 +16,15 @@ struct CalendarComponent: Sendable {
         var end: CalendarTime
     }
 
-    /// The occurrences of an event with RRULE or RDATE: from DTSTART on, EXDATEs removed, at most
-    /// the cap, none after the window's end.
+    /// The occurrences of an event with RRULE or RDATE, EXDATEs removed, none after the window's
+    /// end: at most the cap, the ones nearest the window's end (DESIGN.md), so a long-running
+    /// series keeps its recent and coming occurrences.
     struct Series: Sendable {
         var occurrences: [Occurrence]
-        /// Start of the first occurrence after the window, if the cap was not reached: when the
-        /// window gets there the file must be read again.
+        /// Starts of the older occurrences the cap left out: still the file's, not deleted.
+        var beyondCap: [CalendarTime] = []
+        /// Start of the first occurrence after the window: when the window gets there the file
+        /// must be read again.
         var nextAfterWindow: Int64?
     }
 
@@ -50,6 +53,8 @@ struct CalendarComponent: Sendable {
 struct RecurrenceLimits: Sendable {
     /// The window's end, seconds since 1970 UTC: now plus the look-ahead.
     var windowEnd: Int64
-    /// Occurrences per series, counted from DTSTART.
+    /// Occurrences per series: the ones nearest the window's end.
     var maxPerSeries: Int
+    /// RRULE instances looked at per rule at most, so an endless rule by the second cannot hang a scan.
+    var maxIterations = 250_000
 }

@@ -12,8 +12,9 @@ struct CalendarItems {
 
     /// Items, plus the moment (seconds since 1970) from which the file must be read again because
     /// an occurrence it holds then enters the window.
-    func make(_ components: [CalendarComponent]) -> (items: [Item], refreshAt: Int64?) {
+    func make(_ components: [CalendarComponent]) -> (items: [Item], refreshAt: Int64?, retained: [FileRecord.ItemKey]) {
         var items: [Item] = []
+        var retained: [FileRecord.ItemKey] = []
         var occurrences: [Occurrence] = []
         // The fields an event's occurrences share, made once per component.
         var shared: [Int: [String: JSONValue]] = [:]
@@ -44,6 +45,7 @@ struct CalendarItems {
                     continue
                 }
                 if let next = series.nextAfterWindow { outside(next) }
+                retained += series.beyondCap.map { FileRecord.ItemKey(endpoint: .calendar, key: "\(component.uid)/\($0.recurrenceKey)") }
                 for occurrence in series.occurrences {
                     let id = OverrideID(uid: component.uid, instant: occurrence.start.instant)
                     let key = "\(component.uid)/\(occurrence.start.recurrenceKey)"
@@ -64,7 +66,7 @@ struct CalendarItems {
             if start.instant <= limits.windowEnd { event(index, start: start, end: end, key: "\(component.uid)/\(id.recurrenceKey)", recurring: true) }
             else { outside(start.instant) }
         }
-        return (items + CalendarItems.build(occurrences, shared: shared), firstOutside.map { $0 - lookAhead })
+        return (items + CalendarItems.build(occurrences, shared: shared), firstOutside.map { $0 - lookAhead }, retained)
     }
 
     /// One `calendar` item to make: its component's shared fields plus its own.

@@ -212,8 +212,8 @@ private struct ComponentReader {
 
     // MARK: - Recurrence
 
-    /// DTSTART, the RRULE's instances and the RDATEs, less the EXDATEs, in order: the first
-    /// `maxPerSeries` that start by the window's end.
+    /// DTSTART, the RRULE's instances and the RDATEs, less the EXDATEs, in order, up to the
+    /// window's end: the last `maxPerSeries` of them, and the starts of those before.
     private func expand(_ dtstart: icaltimetype, _ startRef: ZoneRef, length: Int64, endRef: ZoneRef, limits: RecurrenceLimits) throws(ComponentProblem) -> CalendarComponent.Series {
         var excluded = Set<Int64>()
         for property in properties(ICAL_EXDATE_PROPERTY) {
@@ -231,8 +231,7 @@ private struct ComponentReader {
         for property in properties(ICAL_RRULE_PROPERTY) {
             guard let iterator = cical_rrule_iterator(property, dtstart) else { throw ComponentProblem("RRULE that no date satisfies") }
             defer { cical_recur_free(iterator) }
-            // Each EXDATE removes at most one instance, so this many always fill the cap.
-            var budget = limits.maxPerSeries + excluded.count + 1
+            var budget = limits.maxIterations
             while budget > 0 {
                 let next = cical_recur_next(iterator)
                 guard next.year != 0 else { break }
@@ -243,14 +242,15 @@ private struct ComponentReader {
             }
         }
         starts.sort { $0.instant < $1.instant }
-        var occurrences: [CalendarComponent.Occurrence] = []
+        var kept: [CalendarTime] = []
         var previous: Int64?
         for start in starts where start.instant != previous && !excluded.contains(start.instant) {
             previous = start.instant
-            guard occurrences.count < limits.maxPerSeries else { return CalendarComponent.Series(occurrences: occurrences, nextAfterWindow: nil) }
-            occurrences.append(CalendarComponent.Occurrence(start: start, end: shift(start, by: length, in: endRef)))
+            kept.append(start)
         }
-        return CalendarComponent.Series(occurrences: occurrences, nextAfterWindow: occurrences.count < limits.maxPerSeries ? afterWindow : nil)
+        let cut = max(0, kept.count - limits.maxPerSeries)
+        return CalendarComponent.Series(occurrences: kept[cut...].map { CalendarComponent.Occurrence(start: $0, end: shift($0, by: length, in: endRef)) },
+                                        beyondCap: Array(kept[..<cut]), nextAfterWindow: afterWindow)
     }
 
     // MARK: - Times

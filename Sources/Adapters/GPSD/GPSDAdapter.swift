@@ -48,12 +48,13 @@ public struct GPSDAdapter: LiveAdapter {
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         var (tracker, items) = try await PlaceTracker.restore(from: anchor, journal: sink.journal(since:), settings: settings)
         items += tracker.closeIfStale(now: Date().timeIntervalSince1970)
-        try await sink.commit(items, anchor: tracker.takeChanges())
+        try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.takeChanges())
     }
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
         var (tracker, items) = try await PlaceTracker.restore(from: anchor, journal: sink.journal(since:), settings: settings)
-        try await sink.commit(items, anchor: tracker.takeChanges())
+        try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.takeChanges())
+        items = []
         let reader = GPSDReader(host: host, port: port, silence: silence)
         let clock = ContinuousClock()
         var lastCommit = clock.now, lastSummary = clock.now
@@ -72,7 +73,7 @@ public struct GPSDAdapter: LiveAdapter {
                 // Items go out with the fixes that made them at once; fixes alone once a second,
                 // so a crash loses at most a second of them.
                 if !items.isEmpty || (tracker.hasUncommittedFixes && clock.now - lastCommit >= .seconds(1)) {
-                    do { try await sink.commit(items, anchor: tracker.takeChanges()) } catch { await sink.warn("could not store fixes: \(error)") }
+                    do { try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.takeChanges()) } catch { await sink.warn("could not store fixes: \(error)") }
                     items = []
                     lastCommit = clock.now
                 }
@@ -86,6 +87,6 @@ public struct GPSDAdapter: LiveAdapter {
         }
         // Stopped: what is held goes to the state store before returning.
         if let summary = tracker.takeRejectionSummary() { await sink.warn(summary) }
-        try await sink.commit(items, anchor: tracker.takeChanges())
+        try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.takeChanges())
     }
 }

@@ -103,6 +103,15 @@ struct PlaceTracker {
 
     var hasUncommittedFixes: Bool { chunkDirty }
 
+    /// Of items about to be queued together, the last per key: a replay that opens and closes a
+    /// visit sends only the closed one, so a resync never sets the node back to the open state.
+    static func latestPerKey(_ items: [Item]) -> [Item] {
+        guard items.count > 1 else { return items }
+        var last: [String: Int] = [:]
+        for (i, item) in items.enumerated() { last[item.key] = i }
+        return items.enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
+    }
+
     /// One line on what the filter dropped since the last call, or nil.
     mutating func takeRejectionSummary() -> String? {
         guard !rejected.isEmpty else { return nil }

@@ -16,8 +16,10 @@ struct TrackedFiles: Sendable {
     /// What parsing one file gave.
     enum Parse: Sendable {
         /// The items, with one line per component skipped, and when the same bytes must be parsed
-        /// again even if unchanged (a calendar whose window moves with the clock).
-        case parsed([Item], warnings: [String], refreshAfter: Date?)
+        /// again even if unchanged (a calendar whose window moves with the clock). `retained` are
+        /// keys the file still holds but no longer sends (a series' oldest occurrences, past its
+        /// cap): they keep their place in the record and get no tombstone.
+        case parsed([Item], warnings: [String], refreshAfter: Date?, retained: [FileRecord.ItemKey] = [])
         /// The file as a whole could not be read as this format.
         case failed(String)
     }
@@ -84,7 +86,7 @@ struct TrackedFiles: Sendable {
                     await sink.warn("\(file.name): \(reason)")
                     guard old == nil else { continue }
                     record.hash = hash                           // a new bad file: remember it so it is not re-read until it changes
-                case .parsed(let hash, .parsed(let parsed, let warnings, let refreshAfter)):
+                case .parsed(let hash, .parsed(let parsed, let warnings, let refreshAfter, let retained)):
                     for warning in warnings { await sink.warn("\(file.name): \(warning)") }
                     record.hash = hash
                     record.refreshAfter = refreshAfter
@@ -93,6 +95,7 @@ struct TrackedFiles: Sendable {
                         if record.items[id] == nil, old?.items[id] != item.version { items.append(item) }
                         record.items[id] = item.version ?? ""
                     }
+                    for id in retained where record.items[id] == nil { record.items[id] = old?.items[id] }
                     for id in (old?.items.keys).map(Array.init) ?? [] where record.items[id] == nil { goneKeys.append(id) }
                 }
                 current[file.name] = record

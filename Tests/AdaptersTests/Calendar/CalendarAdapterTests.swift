@@ -112,12 +112,25 @@ struct CalendarAdapterTests {
         #expect(sink.warnings == ["\(path): 65 MiB is over the 64 MiB limit; skipped"])
     }
 
-    @Test func theShippedExampleIsTheEmbeddedSample() throws {
-        let shipped = try String(contentsOfFile: Self.repo + "/adapters.d/calendar.conf", encoding: .utf8)
-        #expect(shipped == CalendarAdapter.sampleConfig)
-        let readme = try String(contentsOfFile: Self.repo + "/Sources/Adapters/Calendar/README.md", encoding: .utf8)
-        #expect(readme.contains(CalendarAdapter.sampleConfig), "the adapter README must show calendar.conf as shipped")
+    @Test func badLimitsAreConfigErrors() throws {
         #expect(throws: ConfigError.self) { try adapter("Path=/x\nMaxOccurrences=0\n") }
         #expect(throws: ConfigError.self) { try adapter("LookAhead=90d\n") }
+    }
+
+    @Test func aCappedSeriesMovesWithTheWindowAndWhatFallsBehindTheCapIsNotDeleted() async throws {
+        try "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:daily\r\nDTSTART:20250101T100000Z\r\nRRULE:FREQ=DAILY\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            .write(toFile: root + "/daily.ics", atomically: true, encoding: .utf8)
+        let calendar = try adapter("Path=\(root)/daily.ics\nMaxOccurrences=3\nLookAhead=5d\n")
+        let first = try await scan(calendar, now: "2025-01-10T00:00:00Z")
+        #expect(first.items.map(\.key) == ["daily/20250112T100000Z", "daily/20250113T100000Z", "daily/20250114T100000Z"])
+        // A day later 15 January is in the window and 12 January falls behind the cap: only the
+        // new occurrence goes out, and no tombstone for the old one.
+        let second = try await scan(calendar, now: "2025-01-11T00:00:00Z", after: first)
+        #expect(second.items.map(\.key) == ["daily/20250115T100000Z"])
+        #expect(second.items.allSatisfy { !$0.deleted })
+        // Deleting the file does tombstone every occurrence that was sent.
+        try FileManager.default.removeItem(atPath: root + "/daily.ics")
+        let gone = try await scan(calendar, now: "2025-01-11T00:00:00Z", after: second)
+        #expect(gone.items.filter(\.deleted).map(\.key).sorted() == ["daily/20250112T100000Z", "daily/20250113T100000Z", "daily/20250114T100000Z", "daily/20250115T100000Z"])
     }
 }

@@ -12,7 +12,7 @@ struct RecurrenceTests {
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\(header)\(body)END:VCALENDAR\r\n"
         let limits = RecurrenceLimits(windowEnd: Int64(instant(now).timeIntervalSince1970) + lookAheadDays * 86_400, maxPerSeries: max)
         switch CalendarAdapter.parse(path: "/cal/test.ics", bytes: Array(text.utf8), namedDirectly: true, limits: limits, lookAhead: lookAheadDays * 86_400) {
-        case .parsed(let items, let warnings, let refreshAfter): return (items, warnings, refreshAfter)
+        case .parsed(let items, let warnings, let refreshAfter, _): return (items, warnings, refreshAfter)
         case .failed(let reason): Issue.record("failed: \(reason)"); return ([], [], nil)
         }
     }
@@ -190,7 +190,7 @@ struct RecurrenceTests {
         #expect(result.items.first { $0.key == "plus3" }?.fields["tzid"] == "Custom/Plus3")
     }
 
-    @Test func theWindowTakesTheFirstOccurrencesAndSaysWhenToLookAgain() {
+    @Test func theWindowKeepsTheOccurrencesNearestItsEndAndSaysWhenToLookAgain() {
         let body = "BEGIN:VEVENT\r\nUID:daily\r\nDTSTART:20250101T100000Z\r\nRRULE:FREQ=DAILY\r\nEND:VEVENT\r\n"
         // Now 10 Jan 00:00Z + 5 days: the window ends 15 Jan 00:00Z, so 1…14 January; 15 January
         // 10:00Z enters the window 5 days before, on 10 January 10:00Z.
@@ -198,10 +198,11 @@ struct RecurrenceTests {
         #expect(windowed.items.count == 14)
         #expect(windowed.items.last?.key == "daily/20250114T100000Z")
         #expect(windowed.refreshAfter == Self.instant("2025-01-10T10:00:00Z"))
-        // A cap keeps the first occurrences from DTSTART, and a capped series never needs a re-read.
+        // A cap keeps the occurrences nearest the window's end (12…14 January), and the series
+        // still needs a re-read when 15 January enters the window.
         let capped = Self.parse(body, now: "2025-01-10T00:00:00Z", lookAheadDays: 5, max: 3)
-        #expect(capped.items.map(\.key) == ["daily/20250101T100000Z", "daily/20250102T100000Z", "daily/20250103T100000Z"])
-        #expect(capped.refreshAfter == nil)
+        #expect(capped.items.map(\.key) == ["daily/20250112T100000Z", "daily/20250113T100000Z", "daily/20250114T100000Z"])
+        #expect(capped.refreshAfter == Self.instant("2025-01-10T10:00:00Z"))
         // A single event beyond the window waits for it too.
         let later = Self.parse("BEGIN:VEVENT\r\nUID:later\r\nDTSTART:20250301T000000Z\r\nEND:VEVENT\r\n", now: "2025-01-10T00:00:00Z", lookAheadDays: 5)
         #expect(later.items.isEmpty)

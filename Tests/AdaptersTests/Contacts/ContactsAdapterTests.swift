@@ -34,14 +34,6 @@ struct ContactsAdapterTests {
         try change(try String(contentsOfFile: path, encoding: .utf8)).write(toFile: path, atomically: false, encoding: .utf8)
     }
 
-    @Test func theShippedExampleIsTheEmbeddedSample() throws {
-        let repo = URL(fileURLWithPath: VCardFixtureTests.fixtures).deletingLastPathComponent().deletingLastPathComponent()
-        let shipped = try String(contentsOf: repo.appendingPathComponent("adapters.d/contacts.conf"), encoding: .utf8)
-        #expect(shipped == ContactsAdapter.sampleConfig)
-        let readme = try String(contentsOf: repo.appendingPathComponent("Sources/Adapters/Contacts/README.md"), encoding: .utf8)
-        #expect(readme.contains(ContactsAdapter.sampleConfig), "the adapter README must show contacts.conf as shipped")
-    }
-
     @Test func anEditQueuesOneItem_aDeletionItsTombstone_andAnUnchangedScanNothing() async throws {
         let first = try await scan()
         #expect(summary(first.items) == ["7d3c1a52-mum", "9e8f7a6b-brother", "c0ffee01-boss"])

@@ -170,7 +170,7 @@ struct VCardQuirkTests {
         case .parsed: Issue.record("a file whose only card is bad must fail")
         }
         switch ContactsAdapter.parse("/x.vcf", Array((card("3.0", "FN:Ok") + card("3.0", "UID:b")).utf8)) {
-        case .parsed(let items, let warnings, _): #expect(items.count == 1 && warnings.count == 1)
+        case .parsed(let items, let warnings, _, _): #expect(items.count == 1 && warnings.count == 1)
         case .failed: Issue.record("one good card is enough")
         }
     }

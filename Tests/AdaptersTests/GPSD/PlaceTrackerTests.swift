@@ -32,4 +32,18 @@ struct PlaceTrackerTests {
         #expect(closing.map(\.key) == [office.key])
         #expect(closing.first?.fields["departure"] == .string(PlaceItems.time(fixes.last!.time)))
     }
+
+    @Test func aResyncReplaySendsEachVisitOnceInItsLastState() async throws {
+        let sink = CollectingSink()
+        var (tracker, _) = try await PlaceTracker.restore(from: Anchor(), journal: sink.journal(since:), settings: .init())
+        for fix in ScriptedDay.fixes() { _ = tracker.add(fix, now: fix.time) }
+        try await sink.commit([], anchor: tracker.takeChanges())
+        // resync: the anchor is forgotten, the journal kept.
+        let resync = CollectingSink(anchor: Anchor(), journal: Dictionary(uniqueKeysWithValues: try await sink.journal(since: 0).map { ($0.time, $0.data) }))
+        let (_, items) = try await PlaceTracker.restore(from: Anchor(), journal: resync.journal(since:), settings: .init())
+        let sent = PlaceTracker.latestPerKey(items)
+        #expect(sent.filter { $0.endpoint == .location }.map { $0.fields["departure"] == .null } == [false, false, true],
+                "home and café closed, the office still open; no open state of a closed visit")
+        #expect(sent.filter { $0.endpoint == .motion }.count == 2)
+    }
 }

@@ -3,14 +3,6 @@ import Testing
 @testable import Adapters
 
 struct PhotosConfigTests {
-    @Test func theShippedExampleIsTheEmbeddedSample() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let shipped = try String(contentsOf: root.appendingPathComponent("adapters.d/photos.conf"), encoding: .utf8)
-        #expect(shipped == PhotosAdapter.sampleConfig)
-        let readme = try String(contentsOf: root.appendingPathComponent("Sources/Adapters/Photos/README.md"), encoding: .utf8)
-        #expect(readme.contains(PhotosAdapter.sampleConfig), "the adapter README must show photos.conf as shipped")
-    }
-
     @Test func keysDoNotDependOnTheFileOrItsName() {
         let meta = PhotoMetadata(latitude: 52.5, longitude: 13.4, dateTimeOriginal: LocalDateTime(year: 2024, month: 5, day: 1, hour: 12, minute: 0, second: 3),
                                  subSecond: "25", offset: "+02:00", make: "Canon", model: "EOS R6")
