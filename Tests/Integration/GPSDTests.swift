@@ -77,15 +77,6 @@ struct GPSDTests {
         }
     }
 
-    func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        return try condition()
-    }
-
     func sandbox(_ node: TestNode) throws -> AgentSandbox {
         let agent = try AgentSandbox()
         try agent.usePairedNode(node.url, token: node.token)
