@@ -55,8 +55,9 @@ printf '[Adapter]\nType=gpsd\nHost=127.0.0.1\nPort=%s\n' "$PORT" > "$W/b/config/
 # Three sentences per fix at 10 fixes/s: one sentence every 1/30 s.
 gpsfake -1 -q -u -c 0.0333 -P "$PORT" "$W/ten.nmea" > /dev/null 2>&1 & PIDS+=($!)
 sleep 1
-"$BIN" watch -q --config-dir "$W/b/config" --state-dir "$W/b/state" & WATCH=$!; PIDS+=($WATCH)
-gpspipe -w "127.0.0.1:$PORT" > "$W/b/gpspipe.json" & PIPE=$!; PIDS+=($PIPE)
+# Background processes write to files, not to the `tee` below, or it would wait for them.
+"$BIN" watch -q --config-dir "$W/b/config" --state-dir "$W/b/state" 2> "$W/b/watch.log" & WATCH=$!; PIDS+=($WATCH)
+gpspipe -w "127.0.0.1:$PORT" > "$W/b/gpspipe.json" 2>&1 & PIPE=$!; PIDS+=($PIPE)
 sleep 30
 w0=$(cpu_ticks $WATCH); p0=$(cpu_ticks $PIPE)
 sleep 120
@@ -70,6 +71,7 @@ for name, a, b in (("agent watch", w0, w1), ("gpspipe -w", p0, p1)):
     print(f"{name}: {cpu:.2f} s CPU in 120 s = {cpu / 120 * 100:.2f} % of one core = {cpu * 30:.1f} CPU s per hour of 10 Hz stream")
 print(f"({fixes:.0f} TPV reports reached gpspipe in the whole run)")
 PY
+kill "$WATCH" "$PIPE" 2>/dev/null || true
 }
 
 main 2>&1 | tee "$OUT/gpsd.txt"

@@ -12,6 +12,7 @@ typedef struct {
     int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
     int (*rand_bytes)(unsigned char *, int);
     EVP_MD *sha256;
+    unsigned char *(*sha256_oneshot)(const unsigned char *, size_t, unsigned char *);
 } ccrypto_api_t;
 
 static inline ccrypto_api_t *ccrypto_api_storage(void) { static ccrypto_api_t api; return &api; }
@@ -25,6 +26,9 @@ static inline void ccrypto_load_once(void) {
     a->rand_bytes = (int (*)(unsigned char *, int))dlsym(h, "RAND_bytes");
     // Fetched once: OpenSSL 3 otherwise looks the algorithm up on every EVP_Digest call.
     a->sha256 = a->md_fetch ? a->md_fetch(NULL, "SHA256", NULL) : NULL;
+    // The one-shot SHA256() keeps its context on the stack; EVP_Digest allocates one per call,
+    // which for the short inputs hashed here (keys, versions) costs more than the hashing.
+    a->sha256_oneshot = (unsigned char *(*)(const unsigned char *, size_t, unsigned char *))dlsym(h, "SHA256");
     a->ok = a->digest && a->rand_bytes && a->sha256;
 }
 
@@ -38,6 +42,7 @@ static inline int ccrypto_load(void) {
 /// SHA-256 of `count` bytes into `out` (32 bytes); 0 on failure.
 static inline int ccrypto_sha256(const void *bytes, size_t count, unsigned char *out) {
     if (!ccrypto_load()) return 0;
+    if (ccrypto_api_storage()->sha256_oneshot) return ccrypto_api_storage()->sha256_oneshot((const unsigned char *)bytes, count, out) != NULL;
     unsigned int length = 0;
     return ccrypto_api_storage()->digest(bytes, count, out, &length, ccrypto_api_storage()->sha256, NULL);
 }

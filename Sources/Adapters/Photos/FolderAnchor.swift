@@ -52,11 +52,36 @@ struct FolderAnchor {
     }
 
     var encoded: Data {
-        var text = "v1 \(digest)\n"
+        // Built as bytes: a folder of 500 photos is re-encoded whenever one of them changes.
+        var out: [UInt8] = []
+        out.reserveCapacity(32 + records.count * 96)
+        out.append(contentsOf: "v1 \(digest)\n".utf8)
         for name in records.keys.sorted() {
             let r = records[name]!
-            text += "\(AnchorText.escape(name))\t\(r.size)\t\(r.mtime)\t\(r.inode)\t\(r.sidecar.isEmpty ? "-" : r.sidecar)\t\(r.key ?? "-")\n"
+            out.append(contentsOf: AnchorText.escape(name).utf8); out.append(0x09)
+            FolderAnchor.decimal(r.size, into: &out); out.append(0x09)
+            FolderAnchor.decimal(r.mtime, into: &out); out.append(0x09)
+            FolderAnchor.decimal(Int64(bitPattern: r.inode), unsigned: true, into: &out); out.append(0x09)
+            out.append(contentsOf: (r.sidecar.isEmpty ? "-" : r.sidecar).utf8); out.append(0x09)
+            out.append(contentsOf: (r.key ?? "-").utf8); out.append(0x0A)
         }
-        return Data(text.utf8)
+        return Data(out)
+    }
+
+    /// The decimal digits of `value` (read as unsigned with `unsigned`), as `String(value)` writes them.
+    static func decimal(_ value: Int64, unsigned: Bool = false, into out: inout [UInt8]) {
+        var magnitude = unsigned ? UInt64(bitPattern: value) : value.magnitude
+        if !unsigned && value < 0 { out.append(0x2D) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buf in
+            repeat {
+                buf[19 - count] = UInt8(0x30 + magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: buf[(20 - count)...])
+        }
     }
 }
