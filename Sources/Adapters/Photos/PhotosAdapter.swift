@@ -49,9 +49,10 @@ public struct PhotosAdapter: DeviceAdapter {
         var examined = 0
         var withoutGPS = 0
 
+        var committer = ChunkCommitter(sink)
         func flush() async throws {
             guard !items.isEmpty || !changes.isEmpty else { return }
-            try await sink.commit(items, anchor: changes)
+            try await committer.commit(items, anchor: changes)
             items.removeAll(keepingCapacity: true); changes = AnchorChanges()
         }
 
@@ -111,6 +112,7 @@ public struct PhotosAdapter: DeviceAdapter {
             for key in Set(goneKeys) where !live.contains(key) { items.append(Item.tombstone(endpoint: .photos, key: key)) }
         }
         try await flush()
+        try await committer.finish()
         if withoutGPS > 0 { await sink.warn("\(withoutGPS) photos without GPS (or without a capture time) were skipped") }
     }
 

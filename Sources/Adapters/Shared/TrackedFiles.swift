@@ -61,9 +61,10 @@ struct TrackedFiles: Sendable {
         var current: [String: FileRecord] = [:]
         var items: [Item] = []
         var goneKeys: [FileRecord.ItemKey] = []
+        var committer = ChunkCommitter(sink)
         func flush() async throws {
             guard !items.isEmpty || !changes.isEmpty else { return }
-            try await sink.commit(items, anchor: changes)
+            try await committer.commit(items, anchor: changes)
             items.removeAll(keepingCapacity: true); changes = AnchorChanges()
         }
 
@@ -120,6 +121,7 @@ struct TrackedFiles: Sendable {
             for id in Set(goneKeys) where !live.contains(id) { items.append(Item.tombstone(endpoint: id.endpoint, key: id.key)) }
         }
         try await flush()
+        try await committer.finish()
     }
 
     // MARK: - Listing
