@@ -88,7 +88,7 @@ B=$W/b; generate 100000 "$B/tree" 0
 config "$B/config" "$B/tree"
 /usr/bin/time -v "$BIN" run --json --config-dir "$B/config" --state-dir "$B/state" >"$W/first.json" 2>"$OUT/photos-first.time"
 echo "first run (fills the anchors): $(queued < "$W/first.json") items queued, $(wall_s "$OUT/photos-first.time") s wall, peak RSS $(rss_kb "$OUT/photos-first.time") kB"
-hyperfine -N --warmup 1 --runs 5 --export-json "$OUT/photos-rescan.json" \
+hyperfine -N --warmup 2 --runs 10 --export-json "$OUT/photos-rescan.json" \
     -n "hearthloom-ingest run (unchanged re-scan)" "$BIN run --config-dir $B/config --state-dir $B/state" \
     -n "find -printf '%s %T@' (stat every file)" "find $B/tree -printf '%s %T@\n'" 2>&1
 python3 - "$OUT/photos-rescan.json" <<'PY'
