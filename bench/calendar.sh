@@ -9,14 +9,7 @@
 #   - C: icalparser_parse_string + icalcomponent_foreach_recurrence per VEVENT (bench/ical-expand.c).
 # Writes bench/out/calendar.txt (and the hyperfine JSON beside it) and prints the same.
 # Needs a release build, hyperfine, /usr/bin/time, cc, libical-dev, python3-venv and PyPI.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=$PWD/.build/release/hearthloom-ingest
-OUT=$PWD/bench/out
-VENV=$PWD/bench/.venv
-mkdir -p "$OUT"
-W=$(mktemp -d /tmp/hl-calendar.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/common.sh"
 
 main() {
 echo "== machine"; { nproc; grep -m1 'model name' /proc/cpuinfo; free -g | awk '/Mem/{print $2" GiB"}'; date -u +%FT%TZ; "$BIN" --version; }

@@ -5,14 +5,7 @@
 #   b. an unchanged re-run over those 1000 files (the whole `hearthloom-ingest run` command).
 # Writes bench/out/contacts.txt (and the raw hyperfine files beside it) and prints the same.
 # Needs a release build, hyperfine, python3 with venv (pip reaches PyPI once, for vobject).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=$PWD/.build/release/hearthloom-ingest
-OUT=$PWD/bench/out
-VENV=$PWD/bench/.venv
-mkdir -p "$OUT"
-W=$(mktemp -d /tmp/hl-contacts.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/common.sh"
 
 main() {
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
