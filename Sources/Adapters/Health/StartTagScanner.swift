@@ -1,0 +1,134 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Streams the start tags of chosen elements out of a large XML file (Apple Health's
+/// `export.xml` runs to gigabytes) in bounded memory: the file is read in 1 MiB blocks, and only
+/// a tag cut by a block's end is carried over. Text, comments, the DTD and other elements are
+/// skipped without being decoded. A file cut off mid-way yields every tag before the cut.
+struct StartTagScanner {
+    struct Tag {
+        var name: String
+        /// Attribute values with the five XML entities and character references decoded.
+        var attributes: [String: String]
+        /// 1-based line of the tag's `<`, for warnings.
+        var line: Int
+    }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    let path: String
+    /// Element names whose start tags are wanted, as bytes (`Record`, `Workout`, …).
+    let names: Set<[UInt8]>
+    var blockSize = 1 << 20
+
+    init(path: String, names: Set<String>) {
+        self.path = path
+        self.names = Set(names.map { Array($0.utf8) })
+    }
+
+    /// Calls `body` with each wanted start tag, in file order.
+    func scan(_ body: (Tag) throws -> Void) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(description: "\(path): cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var buffer: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: blockSize)
+        var line = 1
+        while true {
+            let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw Failure(description: "\(path): read failed: \(String(cString: strerror(errno)))") }
+            if n == 0 { return }          // a tag cut by the end of the file is dropped
+            buffer.append(contentsOf: block[0..<n])
+            let consumed = try buffer.withUnsafeBufferPointer { try scanBlock($0, line: &line, body) }
+            buffer.removeFirst(consumed)
+        }
+    }
+
+    /// Scans complete tags in `bytes`; returns how many bytes were consumed (up to the first tag
+    /// that is not complete yet).
+    private func scanBlock(_ bytes: UnsafeBufferPointer<UInt8>, line: inout Int, _ body: (Tag) throws -> Void) throws -> Int {
+        var i = 0
+        let count = bytes.count
+        while i < count {
+            guard let lt = index(of: 0x3C, in: bytes, from: i) else {
+                line += newlines(bytes, i, count)
+                return count
+            }
+            line += newlines(bytes, i, lt)
+            guard let gt = index(of: 0x3E, in: bytes, from: lt + 1) else { return lt }   // the tag goes on in the next block
+            // The name runs to the first space, `/` or `>`.
+            var nameEnd = lt + 1
+            while nameEnd < gt, !isSpace(bytes[nameEnd]), bytes[nameEnd] != 0x2F { nameEnd += 1 }
+            let name = Array(bytes[(lt + 1)..<nameEnd])
+            if names.contains(name) {
+                try body(Tag(name: String(decoding: name, as: UTF8.self), attributes: attributes(bytes, nameEnd, gt), line: line))
+            }
+            line += newlines(bytes, lt, gt)
+            i = gt + 1
+        }
+        return count
+    }
+
+    private func attributes(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> [String: String] {
+        var out: [String: String] = [:]
+        var i = from
+        while i < to {
+            while i < to, isSpace(b[i]) || b[i] == 0x2F { i += 1 }
+            let keyStart = i
+            while i < to, b[i] != 0x3D, !isSpace(b[i]) { i += 1 }
+            let key = String(decoding: UnsafeBufferPointer(rebasing: b[keyStart..<i]), as: UTF8.self)
+            while i < to, b[i] != 0x22, b[i] != 0x27 { i += 1 }          // to the opening quote
+            guard i < to else { break }
+            let quote = b[i]
+            i += 1
+            let valueStart = i
+            while i < to, b[i] != quote { i += 1 }
+            if !key.isEmpty { out[key] = StartTagScanner.decodeEntities(UnsafeBufferPointer(rebasing: b[valueStart..<min(i, to)])) }
+            i += 1
+        }
+        return out
+    }
+
+    /// `&amp;` `&lt;` `&gt;` `&quot;` `&apos;` and `&#…;` / `&#x…;`; anything else is kept as written.
+    static func decodeEntities(_ value: UnsafeBufferPointer<UInt8>) -> String {
+        guard value.contains(0x26) else { return String(decoding: value, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(value.count)
+        var i = 0
+        while i < value.count {
+            guard value[i] == 0x26, let semi = value[i...].prefix(12).firstIndex(of: 0x3B) else { out.append(value[i]); i += 1; continue }
+            let entity = String(decoding: UnsafeBufferPointer(rebasing: value[(i + 1)..<semi]), as: UTF8.self)
+            let scalar: Unicode.Scalar?
+            switch entity {
+            case "amp": scalar = "&"
+            case "lt": scalar = "<"
+            case "gt": scalar = ">"
+            case "quot": scalar = "\""
+            case "apos": scalar = "'"
+            default:
+                if entity.hasPrefix("#x") || entity.hasPrefix("#X") { scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init) }
+                else if entity.hasPrefix("#") { scalar = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init) }
+                else { scalar = nil }
+            }
+            guard let scalar else { out.append(value[i]); i += 1; continue }
+            out.append(contentsOf: Array(String(Character(scalar)).utf8))
+            i = semi + 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func index(of byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard from < b.count, let base = b.baseAddress, let hit = memchr(base + from, Int32(byte), b.count - from) else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+    }
+
+    private func newlines(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int {
+        var n = 0, i = from
+        while i < to, let hit = index(of: 0x0A, in: b, from: i), hit < to { n += 1; i = hit + 1 }
+        return n
+    }
+
+    private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+}
