@@ -1,0 +1,113 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Rolls samples up into one summary per local calendar day.
+///
+/// Cumulative quantities (steps, energy) from sources that overlap in time are not added up:
+/// like the Health app, sources are taken in priority order and a lower one counts only for the
+/// share of its interval no higher source covers. Each sample's day comes from its own offset,
+/// so a day across a DST change, or samples from two time zones, land where they were lived.
+/// Sleep counts toward the day it ends (the day of waking).
+struct DayRollup {
+    struct Day: Sendable, Equatable {
+        var date: String
+        /// The offset most of the day's samples were recorded in, as `+HH:MM`.
+        var timeZone: String
+        var steps: Double?
+        var activeEnergy: Double?
+        var restingHeartRate: Double?
+        var heartRate: (min: Double, avg: Double, max: Double)?
+        var hrv: Double?
+        var sleepSeconds: Double?
+
+        static func == (a: Day, b: Day) -> Bool {
+            a.date == b.date && a.timeZone == b.timeZone && a.steps == b.steps && a.activeEnergy == b.activeEnergy
+                && a.restingHeartRate == b.restingHeartRate && a.heartRate?.min == b.heartRate?.min
+                && a.heartRate?.avg == b.heartRate?.avg && a.heartRate?.max == b.heartRate?.max && a.hrv == b.hrv && a.sleepSeconds == b.sleepSeconds
+        }
+    }
+
+    /// Source names in priority order, first wins; globs allowed (`*Watch*`). Sources that match
+    /// none come after, by name.
+    var priority: [String]
+
+    func days(_ samples: [HealthSample]) -> [Day] {
+        var byDate: [String: [HealthSample]] = [:]
+        for s in samples {
+            let instant = if case .sleep = s.kind { s.end } else { s.start }
+            byDate[s.localDate(of: instant), default: []].append(s)
+        }
+        return byDate.keys.sorted().map { date in day(date, byDate[date]!) }
+    }
+
+    private func day(_ date: String, _ samples: [HealthSample]) -> Day {
+        var offsets: [Int: Int] = [:]
+        for s in samples { offsets[s.offset, default: 0] += 1 }
+        let offset = offsets.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? 0
+        var day = Day(date: date, timeZone: DayRollup.offsetText(offset))
+        day.steps = cumulative(samples.filter { $0.kind == .steps })
+        day.activeEnergy = cumulative(samples.filter { $0.kind == .activeEnergy })
+        day.restingHeartRate = mean(samples.filter { $0.kind == .restingHeartRate }.map(\.value))
+        let rates = samples.filter { $0.kind == .heartRate }.map(\.value)
+        if let lo = rates.min(), let hi = rates.max(), let avg = mean(rates) { day.heartRate = (lo, avg, hi) }
+        day.hrv = mean(samples.filter { $0.kind == .hrv }.map(\.value))
+        let asleep = samples.filter { if case .sleep(let stage) = $0.kind { stage != .inBed && stage != .awake } else { false } }
+        if !asleep.isEmpty { day.sleepSeconds = covered(asleep.map { ($0.start, $0.end) }) }
+        return day
+    }
+
+    /// The day's total of one cumulative quantity, each source counted only where no source
+    /// before it in priority covers the time.
+    private func cumulative(_ samples: [HealthSample]) -> Double? {
+        guard !samples.isEmpty else { return nil }
+        let ranked = samples.sorted { (rank($0.source), $0.source, $0.start) < (rank($1.source), $1.source, $1.start) }
+        var total = 0.0
+        var taken: [(Double, Double)] = []           // intervals of sources already counted, merged
+        var current: String?
+        var mine: [(Double, Double)] = []
+        for s in ranked {
+            if s.source != current {                   // a new source: what the previous one covered is now taken
+                taken = merge(taken + mine); mine = []; current = s.source
+            }
+            let length = s.end - s.start
+            if length <= 0 {
+                if !taken.contains(where: { $0.0 <= s.start && s.start < $0.1 }) { total += s.value }
+            } else {
+                let free = length - overlap(s.start, s.end, taken)
+                total += s.value * max(0, free) / length
+                mine.append((s.start, s.end))
+            }
+        }
+        return total
+    }
+
+    private func rank(_ source: String) -> Int {
+        priority.firstIndex { fnmatch($0, source, 0) == 0 } ?? priority.count
+    }
+
+    private func merge(_ intervals: [(Double, Double)]) -> [(Double, Double)] {
+        var out: [(Double, Double)] = []
+        for i in intervals.sorted(by: { $0.0 < $1.0 }) {
+            if let last = out.last, i.0 <= last.1 { out[out.count - 1].1 = max(last.1, i.1) } else { out.append(i) }
+        }
+        return out
+    }
+
+    private func overlap(_ start: Double, _ end: Double, _ merged: [(Double, Double)]) -> Double {
+        merged.reduce(0) { $0 + max(0, min(end, $1.1) - max(start, $1.0)) }
+    }
+
+    /// Seconds covered by the union of `intervals` (overlapping sleep from two sources counts once).
+    private func covered(_ intervals: [(Double, Double)]) -> Double {
+        merge(intervals).reduce(0) { $0 + ($1.1 - $1.0) }
+    }
+
+    private func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
+
+    static func offsetText(_ seconds: Int) -> String {
+        let sign = seconds < 0 ? "-" : "+", m = abs(seconds) / 60
+        return sign + (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
+    }
+}
