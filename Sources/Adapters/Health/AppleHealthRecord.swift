@@ -59,17 +59,7 @@ enum AppleHealthRecord {
         guard let y = n(0, 4), let mo = n(5, 2), let d = n(8, 2), let h = n(11, 2), let mi = n(14, 2), let s = n(17, 2),
               let oh = n(21, 2), let om = n(23, 2), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
         let offset = (b[20] == 0x2D ? -1 : 1) * (oh * 3600 + om * 60)
-        let local = daysFromCivil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s
+        let local = CivilCalendar.days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + s
         return (Double(local - offset), offset)
-    }
-
-    /// Howard Hinnant's days-from-civil.
-    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }
