@@ -56,7 +56,6 @@ typedef struct {
     int (*get_events)(sd_bus *);
     int (*process)(sd_bus *, sd_bus_message **);
     int (*add_match)(sd_bus *, sd_bus_slot **, const char *, sd_bus_message_handler_t, void *);
-    int (*request_name)(sd_bus *, const char *, uint64_t);
     int (*call)(sd_bus *, sd_bus_message *, uint64_t, sd_bus_error *, sd_bus_message **);
     void (*error_free)(sd_bus_error *);
     int (*new_method_call)(sd_bus *, sd_bus_message **, const char *, const char *, const char *, const char *);
@@ -84,7 +83,7 @@ static inline void csdbus_load_once(void) {
     a->ok = CSDBUS_SYM(open_user, "sd_bus_open_user") & CSDBUS_SYM(flush_close_unref, "sd_bus_flush_close_unref")
         & CSDBUS_SYM(get_fd, "sd_bus_get_fd") & CSDBUS_SYM(get_events, "sd_bus_get_events")
         & CSDBUS_SYM(process, "sd_bus_process") & CSDBUS_SYM(add_match, "sd_bus_add_match")
-        & CSDBUS_SYM(request_name, "sd_bus_request_name") & CSDBUS_SYM(call, "sd_bus_call")
+        & CSDBUS_SYM(call, "sd_bus_call")
         & CSDBUS_SYM(error_free, "sd_bus_error_free") & CSDBUS_SYM(new_method_call, "sd_bus_message_new_method_call")
         & CSDBUS_SYM(append_basic, "sd_bus_message_append_basic") & CSDBUS_SYM(message_unref, "sd_bus_message_unref")
         & CSDBUS_SYM(get_type, "sd_bus_message_get_type") & CSDBUS_SYM(get_member, "sd_bus_message_get_member")

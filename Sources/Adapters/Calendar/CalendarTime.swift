@@ -26,15 +26,13 @@ struct CalendarTime: Sendable, Hashable {
     /// RFC 3339 as the node takes it: `2025-03-30T10:00:00+02:00`, `…Z`, a bare `2025-03-30`
     /// for dates, and a wall time without offset for floating times.
     var rfc3339: String {
-        let date = "\(pad(wall.year, 4))-\(pad(wall.month))-\(pad(wall.day))"
+        let date = CivilCalendar.dateText(year: wall.year, month: wall.month, day: wall.day)
         if isDate { return date }
         let time = "\(date)T\(pad(wall.hour)):\(pad(wall.minute)):\(pad(wall.second))"
         switch zone {
         case .date, .floating: return time
         case .utc: return time + "Z"
-        case .zoned:
-            let sign = offset < 0 ? "-" : "+"
-            return time + "\(sign)\(pad(abs(offset) / 3600)):\(pad(abs(offset) % 3600 / 60))"
+        case .zoned: return time + CivilCalendar.offsetText(offset)
         }
     }
 
@@ -66,8 +64,5 @@ struct CalendarTime: Sendable, Hashable {
         "\(pad(t.year, 4))\(pad(t.month))\(pad(t.day))T\(pad(t.hour))\(pad(t.minute))\(pad(t.second))"
     }
 
-    private func pad(_ n: Int, _ width: Int = 2) -> String {
-        let digits = String(n)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
+    private func pad(_ n: Int, _ width: Int = 2) -> String { CivilCalendar.pad(n, width) }
 }

@@ -46,7 +46,7 @@ struct DayRollup {
         var offsets: [Int: Int] = [:]
         for s in samples { offsets[s.offset, default: 0] += 1 }
         let offset = offsets.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? 0
-        var day = Day(date: date, timeZone: DayRollup.offsetText(offset))
+        var day = Day(date: date, timeZone: CivilCalendar.offsetText(offset))
         day.steps = cumulative(samples.filter { $0.kind == .steps })
         day.activeEnergy = cumulative(samples.filter { $0.kind == .activeEnergy })
         day.restingHeartRate = mean(samples.filter { $0.kind == .restingHeartRate }.map(\.value))
@@ -105,9 +105,4 @@ struct DayRollup {
     }
 
     private func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
-
-    static func offsetText(_ seconds: Int) -> String {
-        let sign = seconds < 0 ? "-" : "+", m = abs(seconds) / 60
-        return sign + (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
-    }
 }

@@ -32,7 +32,6 @@ struct HealthSample: Sendable, Equatable {
     func localDate(of instant: Double) -> String {
         let local = Int((instant + Double(offset)).rounded(.down))
         let (y, m, d) = CivilCalendar.date(days: (local - ((local % 86_400) + 86_400) % 86_400) / 86_400)
-        func pad(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+        return CivilCalendar.dateText(year: y, month: m, day: d)
     }
 }

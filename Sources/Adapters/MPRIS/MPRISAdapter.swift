@@ -25,7 +25,6 @@ public struct MPRISAdapter: LiveAdapter {
     /// The instance name, for log lines.
     let label: String
     /// The bus name a running `watch` owns for this instance.
-    let watcherName: String
 
     public init(config: AdapterConfig) throws(ConfigError) {
         let section = config.section
@@ -37,7 +36,6 @@ public struct MPRISAdapter: LiveAdapter {
                           minTrackLength: section.duration("MinTrackLength", default: 30))
         filter = PlayerFilter(allow: section.strings("Player"), deny: section.strings("IgnorePlayer"))
         label = config.name
-        watcherName = "io.hearthloom.Ingest.mpris._" + String(config.name.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
     }
 
     // MARK: - Timer
@@ -45,18 +43,16 @@ public struct MPRISAdapter: LiveAdapter {
     /// What one look at the bus found.
     enum Survey: Sendable {
         case noBus(String)
-        case followedByWatch
         case surveyed(FollowCommit?)
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        let (rules, filter, watcherName) = (rules, filter, watcherName)
+        let (rules, filter) = (rules, filter)
         // The calls block (each up to its timeout when a player hangs): off the cooperative pool.
         let survey = await withCheckedContinuation { (done: CheckedContinuation<Survey, Never>) in
             DispatchQueue.global().async {
                 do throws(BusError) {
                     let bus = try SessionBus()
-                    if try bus.hasOwner(watcherName) { done.resume(returning: .followedByWatch); return }
                     var book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
                     _ = try book.survey(bus)
                     done.resume(returning: .surveyed(book.take().map { FollowCommit(items: $0.items, anchor: $0.anchor) }))
@@ -67,7 +63,6 @@ public struct MPRISAdapter: LiveAdapter {
         }
         switch survey {
         case .noBus(let reason): await sink.warn("no session bus to look at (\(reason)); nothing recorded")
-        case .followedByWatch: Log.info("\(label): a running watch follows the players; nothing for run to do")
         case .surveyed(let commit?): try await sink.commit(commit.items, anchor: commit.anchor)
         case .surveyed(nil): break
         }
@@ -79,10 +74,10 @@ public struct MPRISAdapter: LiveAdapter {
         let control = BusLoopControl()
         let (commits, output) = AsyncStream.makeStream(of: FollowCommit.self)
         let book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
-        let (label, watcherName) = (label, watcherName)
+        let label = label
         // sd-bus is single-threaded and its calls block: it gets a thread of its own.
         DispatchQueue(label: "hearthloom.mpris.\(label)").async {
-            PlayerFollower(book: book, control: control, label: label, watcherName: watcherName) { output.yield($0) }.run()
+            PlayerFollower(book: book, control: control, label: label) { output.yield($0) }.run()
             output.finish()
         }
         // Not a child task: once `follow` is cancelled it must still commit the last hand-over.

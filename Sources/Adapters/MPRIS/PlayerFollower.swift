@@ -50,25 +50,24 @@ final class PlayerFollower {
     private var book: PlayerBook
     private let control: BusLoopControl
     private let label: String
-    private let watcherName: String
     private let emit: (FollowCommit) -> Void
     /// Unique name (`:1.42`) → the player's bus name: signals carry the former.
     private var owners: [String: String] = [:]
 
-    init(book: PlayerBook, control: BusLoopControl, label: String, watcherName: String, emit: @escaping (FollowCommit) -> Void) {
-        self.book = book; self.control = control; self.label = label; self.watcherName = watcherName; self.emit = emit
+    init(book: PlayerBook, control: BusLoopControl, label: String, emit: @escaping (FollowCommit) -> Void) {
+        self.book = book; self.control = control; self.label = label; self.emit = emit
     }
 
     /// Runs until `control.stop()`, then hands over every timeline (the plays in progress).
     func run() {
-        var retry = 0.5
+        var backoff = Backoff(base: 0.5, cap: 10)
         var lost = false
         while !control.isStopping {
             do throws(BusError) {
                 let bus = try SessionBus()
                 try connect(bus)
                 if lost { Log.notice("\(label): the session bus is back; following \(book.timelines.count) players") }
-                lost = false; retry = 0.5
+                lost = false; backoff.reset()
                 try serve(bus)
             } catch {
                 if !lost { Log.warning("\(label): \(error); following again when the session bus returns") }
@@ -76,8 +75,7 @@ final class PlayerFollower {
             }
             flush()
             guard !control.isStopping else { break }
-            control.wait(busFD: nil, events: 0, timeout: retry)      // the only wakeups while there is no bus
-            retry = min(retry * 2, 10)
+            control.wait(busFD: nil, events: 0, timeout: backoff.next())      // the only wakeups while there is no bus
         }
         book.saveAll()
         flush()
@@ -89,8 +87,6 @@ final class PlayerFollower {
 
     private func connect(_ bus: SessionBus) throws(BusError) {
         for rule in SessionBus.mprisMatchRules { try bus.addMatch(rule) }
-        // Owning this name tells a timer `run` that a watcher is counting plays (see MPRISAdapter.scan).
-        do { try bus.requestName(watcherName) } catch { Log.warning("\(label): \(error); is another watch running with this config?") }
         owners = try book.survey(bus)
     }
 

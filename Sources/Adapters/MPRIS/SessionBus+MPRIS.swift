@@ -26,11 +26,6 @@ extension SessionBus {
         try call(SessionBus.daemon, "/org/freedesktop/DBus", SessionBus.daemon, "GetNameOwner", [name]).first?.text
     }
 
-    func hasOwner(_ name: String) throws(BusError) -> Bool {
-        if case .bool(let owned)? = try call(SessionBus.daemon, "/org/freedesktop/DBus", SessionBus.daemon, "NameHasOwner", [name]).first { return owned }
-        return false
-    }
-
     /// Identity, status, rate, metadata and position in two calls.
     func snapshot(of name: String) throws(BusError) -> PlayerSnapshot {
         let properties = try call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "GetAll", [SessionBus.playerInterface]).first?.dict ?? [:]

@@ -93,12 +93,6 @@ final class SessionBus {
         if rc < 0 { throw BusError(function: "sd_bus_add_match", code: rc, message: "AddMatch \(rule) refused") }
     }
 
-    /// Takes a well-known name; fails (EEXIST) when another connection owns it.
-    func requestName(_ name: String) throws(BusError) {
-        let rc = api.pointee.request_name(bus, name, 0)
-        if rc < 0 { throw BusError(function: "sd_bus_request_name", code: rc, message: "cannot own \(name)") }
-    }
-
     /// Calls a method with string arguments and returns the reply's values.
     func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
               _ arguments: [String] = [], timeout seconds: Double = 2) throws(BusError) -> [BusValue] {

@@ -152,9 +152,9 @@ enum DateTimeText {
                 guard let value = number(digits: 2...2), value < 60 else { return nil }
                 minutes = value
             }
-            let text = (negative ? "-" : "+") + (hours < 10 ? "0" : "") + String(hours) + ":" + (minutes < 10 ? "0" : "") + String(minutes)
             let seconds = (hours * 3600 + minutes * 60) * (negative ? -1 : 1)
-            return (text, seconds)
+            // "-00:00" stays as written: it means "offset unknown" (RFC 3339), not UTC.
+            return (negative && seconds == 0 ? "-00:00" : CivilCalendar.offsetText(seconds), seconds)
         }
     }
 }

@@ -31,4 +31,21 @@ enum CivilCalendar {
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
+
+    /// `YYYY-MM-DD`.
+    static func dateText(year: Int, month: Int, day: Int) -> String {
+        pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+    }
+
+    /// A UTC offset in seconds as `+HH:MM` or `-HH:MM`.
+    static func offsetText(_ seconds: Int) -> String {
+        let minutes = abs(seconds) / 60
+        return (seconds < 0 ? "-" : "+") + pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2)
+    }
+
+    /// `value` with leading zeros to `width` digits.
+    static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
 }
