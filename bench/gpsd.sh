@@ -49,7 +49,7 @@ PY
 
 echo
 echo "== b. watch following a real gpsd at 10 Hz (gpsfake, real time), CPU over 120 s of stream"
-python3 fixtures/gpsd/make-day.py --out "$W" --name ten --hz 10 --minutes 3.5
+python3 fixtures/gpsd/make-day.py --out "$W" --name ten --hz 10 --minutes 3.5 --warmup 5
 mkdir -p "$W/b/config/adapters.d"
 printf '[Adapter]\nType=gpsd\nHost=127.0.0.1\nPort=%s\n' "$PORT" > "$W/b/config/adapters.d/gps.conf"
 # Three sentences per fix at 10 fixes/s: one sentence every 1/30 s.

@@ -33,6 +33,7 @@ struct GPSDTests {
         var visits: [Visit]
         var trips: [Trip]
         var radius_m: Double
+        var warmup_s: Int
     }
 
     let log = repoRoot + "/fixtures/gpsd/day.nmea"
@@ -124,7 +125,8 @@ struct GPSDTests {
         // NMEA lines end in CRLF, which Swift's String counts as one Character.
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\r\n")
         let rest = agent.root + "/rest.nmea"
-        try (lines[(3 * 2400)...].joined(separator: "\r\n") + "\r\n").write(toFile: rest, atomically: true, encoding: .utf8)
+        // Three sentences a second: the warm-up, then 2400 s into the day (the middle of the walk).
+        try (lines[(3 * (expected.warmup_s + 2400))...].joined(separator: "\r\n") + "\r\n").write(toFile: rest, atomically: true, encoding: .utf8)
         watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
         defer { watch.signal(SIGKILL); _ = watch.wait() }
         Thread.sleep(forTimeInterval: 1)

@@ -14,6 +14,12 @@ struct Fix: Sendable, Equatable {
 
     static let packedSize = 36
 
+    /// This fix completed by a later report of the same epoch: its values win where it has them.
+    func refined(by later: Fix) -> Fix {
+        Fix(time: time, latitude: later.latitude, longitude: later.longitude, altitude: later.altitude ?? altitude,
+            error: later.error ?? error, speed: later.speed ?? speed)
+    }
+
     func pack(into out: inout [UInt8]) {
         withUnsafeBytes(of: time.bitPattern.littleEndian) { out.append(contentsOf: $0) }
         withUnsafeBytes(of: latitude.bitPattern.littleEndian) { out.append(contentsOf: $0) }

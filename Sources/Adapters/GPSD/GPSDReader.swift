@@ -49,8 +49,15 @@ final class GPSDReader: Sendable {
             lastProblem = ""
             backoff.reset()
             var lastData = clock.now
+            // gpsd may send several TPVs for one epoch as a cycle's sentences arrive (GGA, then
+            // RMC with the receiver's speed): they are merged, and the epoch goes out once the
+            // next one starts or the stream pauses.
+            var epoch: Fix?
+            func endEpoch() { if let done = epoch { continuation.yield(.fix(done)); epoch = nil } }
+            defer { endEpoch() }
             while !isStopped {
                 guard connection.waitForData(timeout: 0.5) else {
+                    endEpoch()
                     if clock.now - lastData > .seconds(silence) {
                         lastProblem = "gpsd at \(host):\(port) sent nothing for \(Int(silence)) s; reconnecting"
                         continuation.yield(.lost(lastProblem))
@@ -61,7 +68,10 @@ final class GPSDReader: Sendable {
                 lastData = clock.now
                 do {
                     switch try connection.read() {
-                    case .fix(let fix): continuation.yield(.fix(fix))
+                    case .fix(let fix):
+                        if let current = epoch, current.time == fix.time { epoch = current.refined(by: fix); continue }
+                        endEpoch()
+                        epoch = fix
                     case .version(let major, let minor) where major != 3: continuation.yield(.unknownProtocol(major: major, minor: minor))
                     default: break
                     }

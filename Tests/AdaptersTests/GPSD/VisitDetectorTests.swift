@@ -107,6 +107,12 @@ struct VisitDetectorTests {
         #expect(f.check(Fix(time: good.time + 2, latitude: 52.5001, longitude: 13.4), now: now) == nil, "back on track")
     }
 
+    @Test func aLaterReportOfTheSameEpochCompletesTheFix() {
+        let gga = Fix(time: 10, latitude: 52.5, longitude: 13.4, altitude: 34, error: 17, speed: 7.4)   // gpsd's own speed estimate
+        let rmc = Fix(time: 10, latitude: 52.5, longitude: 13.4, speed: 1.42)                           // the receiver's
+        #expect(gga.refined(by: rmc) == Fix(time: 10, latitude: 52.5, longitude: 13.4, altitude: 34, error: 17, speed: 1.42))
+    }
+
     @Test func fixesSurviveTheJournalPacking() {
         let fixes = [Fix(time: 1.5, latitude: -33.9, longitude: 151.2, altitude: 12.5, error: 3, speed: nil),
                      Fix(time: 2.5, latitude: 0.1, longitude: -0.1)]
