@@ -42,8 +42,10 @@ enum AppleHealthRecord {
             value = v
             if a["unit"] == "kJ" { value /= 4.184 }          // energy is rolled up in kcal
         }
+        // The source is the app or device name: the `device` attribute holds a memory address
+        // (`<<HKDevice: 0x283b1c2d0>, …`) that changes between exports, so it cannot be part of the identity.
         return .sample(HealthSample(kind: kind, start: start, end: end, offset: offset, value: value,
-                                    source: a["sourceName"] ?? "", device: a["device"]))
+                                    source: a["sourceName"] ?? ""))
     }
 
     /// `2024-06-01 08:00:00 +0200` → (seconds since 1970 UTC, offset in seconds).

@@ -54,18 +54,25 @@ public enum FileSystem {
         return st.st_mode & 0o7777
     }
 
-    public static func readBytes(_ path: String, limit: Int = 64 << 20) throws(FileSystemError) -> [UInt8] {
+    /// The file's bytes from `offset`, at most `limit` of them, read in one pass into a buffer
+    /// sized from `fstat` (a 100 MB export is not copied while it grows).
+    public static func readBytes(_ path: String, from offset: Int64 = 0, limit: Int = 64 << 20) throws(FileSystemError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystemError(path: path, errno: errno, operation: "read") }
         defer { close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while out.count < limit {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        var st = stat()
+        let expected = fstat(fd, &st) == 0 ? max(0, min(Int(Int64(st.st_size) - offset), limit)) : 0
+        var out = [UInt8](repeating: 0, count: expected + 1)      // one more to see growth
+        var filled = 0
+        var position = offset
+        while filled < limit {
+            if filled == out.count { out.append(contentsOf: [UInt8](repeating: 0, count: min(max(out.count, 65536), limit - filled))) }
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, $0.count - filled, off_t(position)) }
             if n < 0 { if errno == EINTR { continue }; throw FileSystemError(path: path, errno: errno, operation: "read") }
             if n == 0 { break }
-            out.append(contentsOf: chunk[0..<n])
+            filled += n; position += Int64(n)
         }
+        out.removeLast(out.count - filled)
         return out
     }
 
