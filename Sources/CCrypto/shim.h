@@ -13,6 +13,11 @@ typedef struct {
     int (*rand_bytes)(unsigned char *, int);
     EVP_MD *sha256;
     unsigned char *(*sha256_oneshot)(const unsigned char *, size_t, unsigned char *);
+    EVP_MD_CTX *(*ctx_new)(void);
+    void (*ctx_free)(EVP_MD_CTX *);
+    int (*init)(EVP_MD_CTX *, const EVP_MD *, ENGINE *);
+    int (*update)(EVP_MD_CTX *, const void *, size_t);
+    int (*final)(EVP_MD_CTX *, unsigned char *, unsigned int *);
 } ccrypto_api_t;
 
 static inline ccrypto_api_t *ccrypto_api_storage(void) { static ccrypto_api_t api; return &api; }
@@ -29,7 +34,13 @@ static inline void ccrypto_load_once(void) {
     // The one-shot SHA256() keeps its context on the stack; EVP_Digest allocates one per call,
     // which for the short inputs hashed here (keys, versions) costs more than the hashing.
     a->sha256_oneshot = (unsigned char *(*)(const unsigned char *, size_t, unsigned char *))dlsym(h, "SHA256");
-    a->ok = a->digest && a->rand_bytes && a->sha256;
+    // Incremental hashing, for files streamed in blocks (a multi-GB health export).
+    a->ctx_new = (EVP_MD_CTX *(*)(void))dlsym(h, "EVP_MD_CTX_new");
+    a->ctx_free = (void (*)(EVP_MD_CTX *))dlsym(h, "EVP_MD_CTX_free");
+    a->init = (int (*)(EVP_MD_CTX *, const EVP_MD *, ENGINE *))dlsym(h, "EVP_DigestInit_ex");
+    a->update = (int (*)(EVP_MD_CTX *, const void *, size_t))dlsym(h, "EVP_DigestUpdate");
+    a->final = (int (*)(EVP_MD_CTX *, unsigned char *, unsigned int *))dlsym(h, "EVP_DigestFinal_ex");
+    a->ok = a->digest && a->rand_bytes && a->sha256 && a->ctx_new && a->ctx_free && a->init && a->update && a->final;
 }
 
 /// Loads libcrypto once per process; 0 when libcrypto.so.3 is missing.
@@ -50,3 +61,23 @@ static inline int ccrypto_sha256(const void *bytes, size_t count, unsigned char 
 static inline int ccrypto_random(unsigned char *out, int count) {
     return ccrypto_load() ? ccrypto_api_storage()->rand_bytes(out, count) : 0;
 }
+
+/// A SHA-256 context for incremental hashing; NULL on failure. Free with ccrypto_sha256_free.
+static inline EVP_MD_CTX *ccrypto_sha256_new(void) {
+    if (!ccrypto_load()) return NULL;
+    ccrypto_api_t *a = ccrypto_api_storage();
+    EVP_MD_CTX *ctx = a->ctx_new();
+    if (ctx && a->init(ctx, a->sha256, NULL) != 1) { a->ctx_free(ctx); return NULL; }
+    return ctx;
+}
+
+static inline int ccrypto_sha256_update(EVP_MD_CTX *ctx, const void *bytes, size_t count) {
+    return ccrypto_api_storage()->update(ctx, bytes, count);
+}
+
+static inline int ccrypto_sha256_final(EVP_MD_CTX *ctx, unsigned char *out) {
+    unsigned int length = 0;
+    return ccrypto_api_storage()->final(ctx, out, &length);
+}
+
+static inline void ccrypto_sha256_free(EVP_MD_CTX *ctx) { ccrypto_api_storage()->ctx_free(ctx); }

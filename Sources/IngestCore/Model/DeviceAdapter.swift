@@ -50,6 +50,10 @@ public protocol ItemSink: Sendable {
     func progress(examined: Int, total: Int?) async
     /// The adapter's journal from time `since` on (see ``JournalEntry``).
     func journal(since: Double) async throws -> [JournalEntry]
+    /// Sample buckets (see ``StoredSample``) that gained samples since their items last went out.
+    func dirtySampleBuckets() async throws -> [String]
+    /// One bucket's samples and what was sent for it.
+    func sampleBucket(_ name: String) async throws -> SampleBucket
 }
 
 extension ItemSink {
@@ -63,6 +67,34 @@ public struct JournalEntry: Sendable, Equatable {
     public var time: Double
     public var data: [UInt8]
     public init(time: Double, data: [UInt8]) { self.time = time; self.data = data }
+}
+
+/// A sample an adapter type keeps in the state store (a health measurement), shared by all its
+/// instances: stored once per `id` (its identity's hash, so two overlapping exports count once)
+/// in a `bucket` (a local day). A new sample marks its bucket dirty; the adapter rolls a dirty
+/// bucket up into items and settles it with what it sent, in the same commit as those items.
+public struct StoredSample: Sendable, Equatable {
+    public var bucket: String
+    public var id: [UInt8]
+    public var data: [UInt8]
+    public init(bucket: String, id: [UInt8], data: [UInt8]) { self.bucket = bucket; self.id = id; self.data = data }
+}
+
+/// A bucket's samples, what went out for it last (the adapter's own encoding; nil when nothing
+/// has, or after `resync`), and its dirt counter as read, to settle with.
+public struct SampleBucket: Sendable {
+    public var samples: [[UInt8]]
+    public var sent: [UInt8]?
+    public var dirt: Int64
+    public init(samples: [[UInt8]], sent: [UInt8]?, dirt: Int64) { self.samples = samples; self.sent = sent; self.dirt = dirt }
+}
+
+/// A bucket rolled up: what was sent, and the dirt counter that was read (new samples that
+/// arrived meanwhile leave it dirty).
+public struct SettledBucket: Sendable {
+    public var sent: [UInt8]
+    public var dirt: Int64
+    public init(sent: [UInt8], dirt: Int64) { self.sent = sent; self.dirt = dirt }
 }
 
 /// An adapter instance's saved position, as key → bytes entries (one per file, or one
@@ -82,7 +114,10 @@ public struct AnchorChanges: Sendable {
     public var journal: [JournalEntry] = []
     /// Journal entries older than this are dropped.
     public var journalPruneBefore: Double?
+    /// Samples to keep (those already stored are ignored), and buckets rolled up by this commit.
+    public var samples: [StoredSample] = []
+    public var settled: [String: SettledBucket] = [:]
     public init(updates: [String: Data] = [:], removals: Set<String> = []) { self.updates = updates; self.removals = removals }
     public static let none = AnchorChanges()
-    public var isEmpty: Bool { updates.isEmpty && removals.isEmpty && journal.isEmpty && journalPruneBefore == nil }
+    public var isEmpty: Bool { updates.isEmpty && removals.isEmpty && journal.isEmpty && journalPruneBefore == nil && samples.isEmpty && settled.isEmpty }
 }

@@ -31,6 +31,10 @@ final class StoreSink: ItemSink {
     func progress(examined: Int, total: Int?) async { progressLine.update(examined, of: total, unit: "examined") }
 
     func journal(since: Double) async throws -> [JournalEntry] { try store.journal(for: adapter, since: since) }
+
+    func dirtySampleBuckets() async throws -> [String] { try store.dirtySampleBuckets(source: source) }
+
+    func sampleBucket(_ name: String) async throws -> SampleBucket { try store.sampleBucket(source: source, bucket: name) }
 }
 
 /// `run --dry-run`: prints each item that would be queued as one JSON line and changes nothing.
@@ -42,11 +46,29 @@ final class DryRunSink: ItemSink {
     let queued = Atomic<Int>(0)
     let warnings = Atomic<Int>(0)
 
+    /// Samples a dry run would add and buckets it would settle, over the store's, in memory.
+    let overlay = Mutex(SampleOverlay())
+
     init(adapter: String, source: String, store: StateStore?) { self.adapter = adapter; self.source = source; self.store = store }
 
     func journal(since: Double) async throws -> [JournalEntry] { try store?.journal(for: adapter, since: since) ?? [] }
 
+    func dirtySampleBuckets() async throws -> [String] {
+        let stored = try store?.dirtySampleBuckets(source: source) ?? []
+        return overlay.withLock { $0.dirtyBuckets(over: stored) }
+    }
+
+    func sampleBucket(_ name: String) async throws -> SampleBucket {
+        let stored = try store?.sampleBucket(source: source, bucket: name) ?? SampleBucket(samples: [], sent: nil, dirt: 0)
+        return overlay.withLock { $0.bucket(name, over: stored) }
+    }
+
     func commit(_ items: [Item], anchor: AnchorChanges) async throws {
+        if !anchor.samples.isEmpty || !anchor.settled.isEmpty {
+            var stored: [String: Set<[UInt8]>] = [:]
+            for bucket in Set(anchor.samples.map(\.bucket)) { stored[bucket] = try store?.sampleIDs(source: source, bucket: bucket) ?? [] }
+            overlay.withLock { $0.apply(anchor) { stored[$0.bucket]?.contains($0.id) ?? false } }
+        }
         var out: [UInt8] = []
         for item in items {
             out.append(contentsOf: "{\"adapter\":".utf8); JSONValue.encodeString(adapter, into: &out)

@@ -34,7 +34,7 @@ public final class StateStore: Sendable {
     public var path: String { db.path }
     private let laneIDs = Mutex<[String: Int64]>([:])
 
-    static let schemaVersion: Int64 = 2
+    static let schemaVersion: Int64 = 3
 
     /// Opens the store, creating the state directory (0700) and the schema when needed.
     public init(paths: Paths) throws(StoreError) {
@@ -94,6 +94,17 @@ public final class StateStore: Sendable {
                 CREATE TABLE journal(adapter TEXT NOT NULL, t REAL NOT NULL, data BLOB NOT NULL,
                     PRIMARY KEY(adapter, t)) WITHOUT ROWID;
                 """) }
+            if version < 3 { try c.execute("""
+                -- Samples an adapter type keeps (health measurements), per node source so every
+                -- instance shares them; an export read twice stores each sample once. Keyed by
+                -- bucket first: exports are time-ordered, so inserts append to the B-tree.
+                CREATE TABLE samples(source TEXT NOT NULL, bucket TEXT NOT NULL, id BLOB NOT NULL, data BLOB NOT NULL,
+                    PRIMARY KEY(source, bucket, id)) WITHOUT ROWID;
+                -- `dirt` counts new samples since the bucket's items last went out; `sent` is what did.
+                CREATE TABLE sample_buckets(source TEXT NOT NULL, bucket TEXT NOT NULL, dirt INTEGER NOT NULL DEFAULT 0, sent BLOB,
+                    PRIMARY KEY(source, bucket)) WITHOUT ROWID;
+                CREATE INDEX sample_buckets_dirty ON sample_buckets(source) WHERE dirt > 0;
+                """) }
             try c.execute("PRAGMA user_version = \(StateStore.schemaVersion)")
         }
     }
@@ -138,6 +149,13 @@ public final class StateStore: Sendable {
                 if let before = anchor.journalPruneBefore {
                     try c.run("DELETE FROM journal WHERE adapter = ? AND t < ?", [.text(adapter), .double(before)])
                 }
+                try storeSamples(anchor.samples, source: source, c)
+                for (bucket, settled) in anchor.settled {
+                    try c.run("""
+                        INSERT INTO sample_buckets(source, bucket, dirt, sent) VALUES(?, ?, 0, ?)
+                        ON CONFLICT DO UPDATE SET sent = excluded.sent, dirt = max(0, dirt - ?)
+                        """, [.text(source), .text(bucket), .blob(settled.sent), .int(settled.dirt)])
+                }
                 return items.count
             }
         }
@@ -150,6 +168,81 @@ public final class StateStore: Sendable {
         let id = try c.scalar("SELECT id FROM lanes WHERE endpoint = ? AND source = ?", [.text(endpoint.rawValue), .text(source)])
         laneIDs.withLock { $0[name] = id }
         return id
+    }
+
+    /// Inserts the samples not stored yet, bucket by bucket, and adds what each bucket gained to its dirt.
+    private func storeSamples(_ samples: [StoredSample], source: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
+        guard !samples.isEmpty else { return }
+        var start = 0
+        var rows: [SQLValue] = []
+        while start < samples.count {
+            // Samples come in time order, so a bucket's arrive together.
+            let bucket = samples[start].bucket
+            var end = start
+            rows.removeAll(keepingCapacity: true)
+            while end < samples.count, samples[end].bucket == bucket {
+                rows += [.text(source), .text(bucket), .blob(samples[end].id), .blob(samples[end].data)]
+                end += 1
+            }
+            let added = try c.insertRows("INSERT OR IGNORE INTO samples(source, bucket, id, data)", columns: 4, rows)
+            if added > 0 {
+                try c.run("INSERT INTO sample_buckets(source, bucket, dirt) VALUES(?, ?, ?) ON CONFLICT DO UPDATE SET dirt = dirt + excluded.dirt",
+                          [.text(source), .text(bucket), .int(Int64(added))])
+            }
+            start = end
+        }
+    }
+
+    /// Buckets of `source` with samples their items do not cover yet, in order.
+    public func dirtySampleBuckets(source: String) throws(StoreError) -> [String] {
+        try wrap { () throws(SQLiteError) -> [String] in
+            try db.withConnection { (c) throws(SQLiteError) -> [String] in
+                var out: [String] = []
+                try c.query("SELECT bucket FROM sample_buckets WHERE source = ? AND dirt > 0 ORDER BY bucket", [.text(source)]) { r in
+                    out.append(r.text(0) ?? ""); return true
+                }
+                return out
+            }
+        }
+    }
+
+    public func sampleBucket(source: String, bucket: String) throws(StoreError) -> SampleBucket {
+        try wrap { () throws(SQLiteError) -> SampleBucket in
+            try db.withConnection { (c) throws(SQLiteError) -> SampleBucket in
+                var result = SampleBucket(samples: [], sent: nil, dirt: 0)
+                try c.query("SELECT dirt, sent FROM sample_buckets WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
+                    result.dirt = r.int(0); result.sent = r.isNull(1) ? nil : r.blob(1); return false
+                }
+                try c.query("SELECT data FROM samples WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
+                    result.samples.append(r.blob(0)); return true
+                }
+                return result
+            }
+        }
+    }
+
+    /// The ids of the samples stored in one bucket (a dry run's way to tell new samples from known).
+    public func sampleIDs(source: String, bucket: String) throws(StoreError) -> Set<[UInt8]> {
+        try wrap { () throws(SQLiteError) -> Set<[UInt8]> in
+            try db.withConnection { (c) throws(SQLiteError) -> Set<[UInt8]> in
+                var out = Set<[UInt8]>()
+                try c.query("SELECT id FROM samples WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
+                    out.insert(r.blob(0)); return true
+                }
+                return out
+            }
+        }
+    }
+
+    /// Forgets what went out for `source`'s buckets, so the next scan sends them all again
+    /// (`resync`, or pairing with another node). The samples stay.
+    public func resetSampleBuckets(source: String?) throws(StoreError) {
+        try wrap { () throws(SQLiteError) in
+            try db.transaction { (c) throws(SQLiteError) in
+                if let source { try c.run("UPDATE sample_buckets SET sent = NULL, dirt = dirt + 1 WHERE source = ?", [.text(source)]) }
+                else { try c.run("UPDATE sample_buckets SET sent = NULL, dirt = dirt + 1") }
+            }
+        }
     }
 
     // MARK: - Anchors
@@ -190,7 +283,12 @@ public final class StateStore: Sendable {
 
     /// Forgets every adapter's anchor: pairing with another node makes the next run send it everything.
     public func resetAllAnchors() throws(StoreError) {
-        try wrap { () throws(SQLiteError) in try db.transaction { (c) throws(SQLiteError) in try c.run("DELETE FROM anchors") } }
+        try wrap { () throws(SQLiteError) in
+            try db.transaction { (c) throws(SQLiteError) in
+                try c.run("DELETE FROM anchors")
+                try c.run("UPDATE sample_buckets SET sent = NULL, dirt = dirt + 1")
+            }
+        }
     }
 
     // MARK: - Draining

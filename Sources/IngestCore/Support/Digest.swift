@@ -40,3 +40,27 @@ public enum Digest {
         return out
     }
 }
+
+/// SHA-256 over bytes given in parts: a file hashed while it is streamed. Owns its OpenSSL context.
+public final class StreamingDigest {
+    private let context: OpaquePointer
+
+    public init() {
+        guard let context = ccrypto_sha256_new() else { preconditionFailure("SHA-256 is unavailable: install libssl3") }
+        self.context = context
+    }
+
+    deinit { ccrypto_sha256_free(context) }
+
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        precondition(ccrypto_sha256_update(context, bytes.baseAddress, bytes.count) == 1, "SHA-256 update failed")
+    }
+
+    /// The digest as lower-case hex cut to `length`; the context is spent after this.
+    public func finishHex(length: Int = 64) -> String {
+        var out = [UInt8](repeating: 0, count: 32)
+        precondition(ccrypto_sha256_final(context, &out) == 1, "SHA-256 final failed")
+        return Digest.hex(out, length: length)
+    }
+}

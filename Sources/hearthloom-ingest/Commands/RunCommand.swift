@@ -53,7 +53,11 @@ enum RunCommand {
 
         let store = try agent.openStore()
         if resync, let name = names.first {
-            do { try store.resetAnchor(for: name) } catch { throw .store(error) }
+            do {
+                try store.resetAnchor(for: name)
+                // Rolled-up items (health days) go out again too; the samples they come from stay.
+                if let type = selected.first.flatMap({ agent.registry.type(named: $0.type) }) { try store.resetSampleBuckets(source: type.source) }
+            } catch { throw .store(error) }
         }
         let gate = try agent.gate(store: store, node: node)
         let (results, report) = await agent.scanAndSend(selected, store: store, gate: gate, policy: DrainPolicy(maxWait: node.maxWait))
