@@ -9,7 +9,7 @@ BIN = .build/release/hearthloom-ingest
 UNIT_DIR ?= $(HOME)/.config/systemd/user
 
 # Build and library packages, then what the tests run against.
-APT_BUILD = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libsystemd-dev libical-dev libgps-dev
+APT_BUILD = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libsystemd-dev libical-dev libgps-dev zlib1g-dev
 APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick libheif-examples libavif-bin webp gpsd gpsd-clients procps
 # mpris: a private session bus, a scriptable test player, mpv with its MPRIS plugin, a tagged file, a second reader.
 APT_TEST += dbus python3-dbus python3-gi mpv mpv-mpris ffmpeg playerctl

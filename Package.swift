@@ -15,6 +15,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libsystemd and libcrypto are dlopen'd on first use too (see their shim.h): not linked.
         .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         // libgps is dlopen'd on first use too, by the gpsd adapter only.
         .systemLibrary(name: "CGPS", providers: [.apt(["libgps-dev"])]),
@@ -28,14 +29,15 @@ let package = Package(
         // example in adapters.d/ cannot disagree (a test checks the copy).
         .target(
             name: "Adapters",
-            dependencies: ["IngestCore", "CGPS", "CICal"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md"],
+            dependencies: ["IngestCore", "CGPS", "CICal", "CZlib"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),
                 .embedInCode("Contacts/contacts.conf"),
                 .embedInCode("Calendar/calendar.conf"),
                 .embedInCode("MPRIS/mpris.conf"),
+                .embedInCode("Health/health.conf"),
             ]
         ),
         .executableTarget(

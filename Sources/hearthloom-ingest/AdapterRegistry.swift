@@ -8,4 +8,5 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     ContactsAdapter.self,
     CalendarAdapter.self,
     MPRISAdapter.self,
+    HealthAdapter.self,
 ]

@@ -9,7 +9,8 @@ import Glibc
 /// like the Health app, sources are taken in priority order and a lower one counts only for the
 /// share of its interval no higher source covers. Each sample's day comes from its own offset,
 /// so a day across a DST change, or samples from two time zones, land where they were lived.
-/// Sleep counts toward the day it ends (the day of waking).
+/// Sleep counts toward the day of waking (``HealthSample/day``). A daily figure (an activity
+/// summary, a spreadsheet row) counts only for a day with no finer samples of its kind.
 struct DayRollup {
     struct Day: Sendable, Equatable {
         var date: String
@@ -35,33 +36,37 @@ struct DayRollup {
 
     func days(_ samples: [HealthSample]) -> [Day] {
         var byDate: [String: [HealthSample]] = [:]
-        for s in samples {
-            let instant = if case .sleep = s.kind { s.end } else { s.start }
-            byDate[s.localDate(of: instant), default: []].append(s)
-        }
+        for s in samples { byDate[s.day, default: []].append(s) }
         return byDate.keys.sorted().map { date in day(date, byDate[date]!) }
     }
 
     private func day(_ date: String, _ samples: [HealthSample]) -> Day {
         var offsets: [Int: Int] = [:]
-        for s in samples { offsets[s.offset, default: 0] += 1 }
+        for s in samples where !s.daily { offsets[s.offset, default: 0] += 1 }
+        if offsets.isEmpty { for s in samples { offsets[s.offset, default: 0] += 1 } }
         let offset = offsets.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? 0
         var day = Day(date: date, timeZone: CivilCalendar.offsetText(offset))
         day.steps = cumulative(samples.filter { $0.kind == .steps })
         day.activeEnergy = cumulative(samples.filter { $0.kind == .activeEnergy })
         day.restingHeartRate = mean(samples.filter { $0.kind == .restingHeartRate }.map(\.value))
-        let rates = samples.filter { $0.kind == .heartRate }.map(\.value)
-        if let lo = rates.min(), let hi = rates.max(), let avg = mean(rates) { day.heartRate = (lo, avg, hi) }
+        let rates = samples.filter { $0.kind == .heartRate }
+        if let avg = mean(rates.map(\.value)), let lo = rates.map({ $0.low ?? $0.value }).min(), let hi = rates.map({ $0.high ?? $0.value }).max() {
+            day.heartRate = (lo, avg, hi)
+        }
         day.hrv = mean(samples.filter { $0.kind == .hrv }.map(\.value))
         let asleep = samples.filter { if case .sleep(let stage) = $0.kind { stage != .inBed && stage != .awake } else { false } }
-        if !asleep.isEmpty { day.sleepSeconds = covered(asleep.map { ($0.start, $0.end) }) }
+        if !asleep.isEmpty { day.sleepSeconds = DayRollup.covered(asleep.map { ($0.start, $0.end) }) }
         return day
     }
 
     /// The day's total of one cumulative quantity, each source counted only where no source
     /// before it in priority covers the time.
-    private func cumulative(_ samples: [HealthSample]) -> Double? {
-        guard !samples.isEmpty else { return nil }
+    private func cumulative(_ all: [HealthSample]) -> Double? {
+        let samples = all.filter { !$0.daily }
+        guard !samples.isEmpty else {
+            // Only daily figures: the preferred source's.
+            return all.min { (rank($0.source), $0.source) < (rank($1.source), $1.source) }?.value
+        }
         let ranked = samples.sorted { (rank($0.source), $0.source, $0.start) < (rank($1.source), $1.source, $1.start) }
         var total = 0.0
         var taken: [(Double, Double)] = []           // intervals of sources already counted, merged
@@ -69,7 +74,7 @@ struct DayRollup {
         var mine: [(Double, Double)] = []
         for s in ranked {
             if s.source != current {                   // a new source: what the previous one covered is now taken
-                taken = merge(taken + mine); mine = []; current = s.source
+                taken = DayRollup.merge(taken + mine); mine = []; current = s.source
             }
             let length = s.end - s.start
             if length <= 0 {
@@ -83,11 +88,11 @@ struct DayRollup {
         return total
     }
 
-    private func rank(_ source: String) -> Int {
+    func rank(_ source: String) -> Int {
         priority.firstIndex { fnmatch($0, source, 0) == 0 } ?? priority.count
     }
 
-    private func merge(_ intervals: [(Double, Double)]) -> [(Double, Double)] {
+    static func merge(_ intervals: [(Double, Double)]) -> [(Double, Double)] {
         var out: [(Double, Double)] = []
         for i in intervals.sorted(by: { $0.0 < $1.0 }) {
             if let last = out.last, i.0 <= last.1 { out[out.count - 1].1 = max(last.1, i.1) } else { out.append(i) }
@@ -100,7 +105,7 @@ struct DayRollup {
     }
 
     /// Seconds covered by the union of `intervals` (overlapping sleep from two sources counts once).
-    private func covered(_ intervals: [(Double, Double)]) -> Double {
+    static func covered(_ intervals: [(Double, Double)]) -> Double {
         merge(intervals).reduce(0) { $0 + ($1.1 - $1.0) }
     }
 

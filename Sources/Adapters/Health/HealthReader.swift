@@ -13,6 +13,13 @@ protocol HealthReader {
     /// throw means the file as a whole is not this format or cannot be read (what was collected
     /// before it is kept: a file cut off mid-way keeps what came before the cut).
     static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError)
+    /// Whether a file that only grew can be read from where it ended (CSV rows are appended;
+    /// a JSON or XML document is not).
+    static var appendable: Bool { get }
+}
+
+extension HealthReader {
+    static var appendable: Bool { false }
 }
 
 struct HealthReadError: Error, Equatable, CustomStringConvertible {
@@ -20,16 +27,29 @@ struct HealthReadError: Error, Equatable, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// What a reader reads: a file, or the part of it past `offset` when it only grew.
+/// What a reader reads: a file, or the part of it past `offset` when it only grew. What the
+/// reader reads through `bytes()` or `stream()` also goes to `digest`, the file's content hash.
 struct HealthInput {
     /// The file's path (a database is opened by path, read-only).
     var path: String
     /// Where to start: 0, or the size already read when an append-friendly format (CSV) grew.
     var offset: Int64 = 0
+    var digest: StreamingDigest? = nil
+    /// Files read whole are capped; streamed ones (export.xml) are not.
+    var maxBytes = 1 << 30
 
-    /// The whole file from `offset` (for formats read at once; the adapter caps the size).
+    /// The whole file from `offset` (for formats read at once).
     func bytes() throws(HealthReadError) -> [UInt8] {
-        do { return try FileSystem.readBytes(path, from: offset) } catch { throw HealthReadError(error.message) }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readBytes(path, from: offset, limit: maxBytes + 1) } catch { throw HealthReadError(error.message) }
+        guard bytes.count <= maxBytes else { throw HealthReadError("over \(maxBytes >> 20) MiB; too big to read at once") }
+        bytes.withUnsafeBytes { digest?.update($0) }
+        return bytes
+    }
+
+    /// The file from `offset`, in blocks.
+    func stream() throws(HealthReadError) -> FileByteStream {
+        try FileByteStream(path: path, offset: offset, digest: digest)
     }
 }
 

@@ -36,9 +36,11 @@ struct HealthSample: Sendable, Equatable {
         HealthTime.localDate(of: instant, offset: offset)
     }
 
-    /// The day the sample counts toward: sleep toward the day it ends, the rest toward their start.
+    /// The day the sample counts toward: the rest toward their start, sleep toward the day of
+    /// waking. A night's first stages end before midnight, so a sleep sample ending after 18:00
+    /// local counts toward the next day: one night stays in one day.
     var day: String {
-        if case .sleep = kind { localDate(of: end) } else { localDate(of: start) }
+        if case .sleep = kind { localDate(of: end + 6 * 3600) } else { localDate(of: start) }
     }
 
     /// Why this sample cannot be right (a 10-million-step record, a heart rate of 900), or nil.
@@ -115,6 +117,20 @@ enum HealthTime {
         let second = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - Double(offset)))
         if second != offset { offset = max(offset, second) }
         return (wall - Double(offset), offset)
+    }
+
+    /// RFC 3339 at `offset`: `2024-06-02T07:05:00+02:00`, or `…Z` at offset 0; fractions of a
+    /// second are kept to the millisecond when there are any.
+    static func rfc3339(_ instant: Double, offset: Int) -> String {
+        let local = instant + Double(offset)
+        let whole = Int(local.rounded(.down))
+        let seconds = ((whole % 86_400) + 86_400) % 86_400
+        let (y, m, d) = CivilCalendar.date(days: (whole - seconds) / 86_400)
+        var text = CivilCalendar.dateText(year: y, month: m, day: d) + "T" + CivilCalendar.pad(seconds / 3600, 2) + ":"
+            + CivilCalendar.pad(seconds / 60 % 60, 2) + ":" + CivilCalendar.pad(seconds % 60, 2)
+        let millis = Int(((local - Double(whole)) * 1000).rounded())
+        if millis > 0 && millis < 1000 { text += "." + CivilCalendar.pad(millis, 3) }
+        return text + (offset == 0 ? "Z" : CivilCalendar.offsetText(offset))
     }
 
     /// The offset `zone` had at `instant`.

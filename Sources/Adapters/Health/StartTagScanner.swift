@@ -16,39 +16,39 @@ struct StartTagScanner {
         var line: Int
     }
 
-    struct Failure: Error, CustomStringConvertible { var description: String }
-
-    let path: String
+    let stream: any ByteStream
     /// Element names whose start tags are wanted, as bytes (`Record`, `Workout`, …).
     let names: Set<[UInt8]>
     var blockSize = 1 << 20
 
-    init(path: String, names: Set<String>) {
-        self.path = path
+    init(stream: any ByteStream, names: Set<String>) {
+        self.stream = stream
         self.names = Set(names.map { Array($0.utf8) })
     }
 
-    /// Calls `body` with each wanted start tag, in file order.
-    func scan(_ body: (Tag) throws -> Void) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(description: "\(path): cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+    /// Calls `body` with each wanted start tag, in file order. A read error ends the scan after
+    /// every complete tag before it was given.
+    func scan(_ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) {
         var buffer: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: blockSize)
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { block.deallocate() }
         var line = 1
         while true {
-            let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw Failure(description: "\(path): read failed: \(String(cString: strerror(errno)))") }
+            let n = try stream.read(into: block)
             if n == 0 { return }          // a tag cut by the end of the file is dropped
-            buffer.append(contentsOf: block[0..<n])
-            let consumed = try buffer.withUnsafeBufferPointer { try scanBlock($0, line: &line, body) }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[0..<n]))
+            var failure: HealthReadError?
+            let consumed = buffer.withUnsafeBufferPointer { bytes in
+                do throws(HealthReadError) { return try scanBlock(bytes, line: &line, body) } catch { failure = error; return 0 }
+            }
+            if let failure { throw failure }
             buffer.removeFirst(consumed)
         }
     }
 
     /// Scans complete tags in `bytes`; returns how many bytes were consumed (up to the first tag
     /// that is not complete yet).
-    private func scanBlock(_ bytes: UnsafeBufferPointer<UInt8>, line: inout Int, _ body: (Tag) throws -> Void) throws -> Int {
+    private func scanBlock(_ bytes: UnsafeBufferPointer<UInt8>, line: inout Int, _ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) -> Int {
         var i = 0
         let count = bytes.count
         while i < count {

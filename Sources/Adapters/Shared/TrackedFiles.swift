@@ -45,7 +45,7 @@ struct TrackedFiles: Sendable {
             else { changes.removals.insert(key) }      // not ours, or an older layout
         }
 
-        let listing = await list(sink)
+        let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: accepts, sink: sink)
         var seen = Set<String>()
         var toRead: [Pending] = []
         for file in listing.files {
@@ -124,59 +124,9 @@ struct TrackedFiles: Sendable {
         try await committer.finish()
     }
 
-    // MARK: - Listing
-
-    private struct Listing {
-        var files: [FolderWalker.Entry] = []
-        /// Folders whose listing is complete: a file of theirs that is missing was deleted.
-        var listedFolders = Set<String>()
-        /// Roots that exist and were walked: a folder under one that is now missing was deleted.
-        var walkedRoots: [String] = []
-        /// Files named directly in `Path=` that are known to be gone (ENOENT).
-        var missingFiles = Set<String>()
-
-        func isKnownGone(_ path: String) -> Bool {
-            if missingFiles.contains(path) { return true }
-            let folder = path.deletingLastPathComponent
-            if listedFolders.contains(folder) { return true }
-            return walkedRoots.contains { folder.hasPrefix($0 + "/") } && !FileSystem.exists(folder)
-        }
-    }
-
-    private func list(_ sink: some ItemSink) async -> Listing {
-        var listing = Listing()
-        for root in roots {
-            var st = stat()
-            guard stat(root, &st) == 0 else {
-                if errno == ENOENT, !root.hasSuffix("/"), !isFolderRoot(root) { listing.missingFiles.insert(root) }
-                await sink.warn("\(root): \(String(cString: strerror(errno))); skipped, and nothing from it is taken as deleted")
-                continue
-            }
-            if st.st_mode & S_IFMT != S_IFDIR {
-                let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-                listing.files.append(FolderWalker.Entry(name: root, size: Int64(st.st_size), mtime: mtime, inode: UInt64(st.st_ino)))
-                continue
-            }
-            var walker = FolderWalker(root: root, excludes: excludes, accepts: accepts)
-            while let folder = walker.next() {
-                listing.listedFolders.insert(folder.path)
-                for var entry in folder.files {
-                    entry.name = folder.path + "/" + entry.name
-                    listing.files.append(entry)
-                }
-            }
-            for problem in walker.problems { await sink.warn(problem) }
-            if walker.unreadable.isEmpty { listing.walkedRoots.append(root.hasSuffix("/") ? String(root.dropLast()) : root) }
-        }
-        return listing
-    }
-
     private func isUnderRoots(_ path: String) -> Bool {
         roots.contains { root in path == root || path.hasPrefix(root.hasSuffix("/") ? root : root + "/") }
     }
-
-    /// A missing root that was a folder last time is not a deleted file: its files keep their records.
-    private func isFolderRoot(_ root: String) -> Bool { !accepts(root.lastPathComponent) }
 
     // MARK: - Reading
 

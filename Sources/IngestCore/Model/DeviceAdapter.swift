@@ -70,14 +70,14 @@ public struct JournalEntry: Sendable, Equatable {
 }
 
 /// A sample an adapter type keeps in the state store (a health measurement), shared by all its
-/// instances: stored once per `id` (its identity's hash, so two overlapping exports count once)
-/// in a `bucket` (a local day). A new sample marks its bucket dirty; the adapter rolls a dirty
-/// bucket up into items and settles it with what it sent, in the same commit as those items.
+/// instances, in a `bucket` (a local day). `data` is the sample's encoded identity and is stored
+/// once, so two overlapping exports count once. A new sample marks its bucket dirty; the adapter
+/// rolls a dirty bucket up into items and settles it with what it sent, in the same commit as
+/// those items.
 public struct StoredSample: Sendable, Equatable {
     public var bucket: String
-    public var id: [UInt8]
     public var data: [UInt8]
-    public init(bucket: String, id: [UInt8], data: [UInt8]) { self.bucket = bucket; self.id = id; self.data = data }
+    public init(bucket: String, data: [UInt8]) { self.bucket = bucket; self.data = data }
 }
 
 /// A bucket's samples, what went out for it last (the adapter's own encoding; nil when nothing

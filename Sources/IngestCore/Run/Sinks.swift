@@ -65,9 +65,12 @@ final class DryRunSink: ItemSink {
 
     func commit(_ items: [Item], anchor: AnchorChanges) async throws {
         if !anchor.samples.isEmpty || !anchor.settled.isEmpty {
+            // Which samples are new is the store's to say, bucket by bucket.
             var stored: [String: Set<[UInt8]>] = [:]
-            for bucket in Set(anchor.samples.map(\.bucket)) { stored[bucket] = try store?.sampleIDs(source: source, bucket: bucket) ?? [] }
-            overlay.withLock { $0.apply(anchor) { stored[$0.bucket]?.contains($0.id) ?? false } }
+            for bucket in Set(anchor.samples.map(\.bucket)) {
+                stored[bucket] = Set(try store?.sampleBucket(source: source, bucket: bucket).samples ?? [])
+            }
+            overlay.withLock { $0.apply(anchor) { stored[$0.bucket]?.contains($0.data) ?? false } }
         }
         var out: [UInt8] = []
         for item in items {

@@ -98,8 +98,9 @@ public final class StateStore: Sendable {
                 -- Samples an adapter type keeps (health measurements), per node source so every
                 -- instance shares them; an export read twice stores each sample once. Keyed by
                 -- bucket first: exports are time-ordered, so inserts append to the B-tree.
-                CREATE TABLE samples(source TEXT NOT NULL, bucket TEXT NOT NULL, id BLOB NOT NULL, data BLOB NOT NULL,
-                    PRIMARY KEY(source, bucket, id)) WITHOUT ROWID;
+                -- The encoded sample is its own key (no hash to compute per sample).
+                CREATE TABLE samples(source TEXT NOT NULL, bucket TEXT NOT NULL, data BLOB NOT NULL,
+                    PRIMARY KEY(source, bucket, data)) WITHOUT ROWID;
                 -- `dirt` counts new samples since the bucket's items last went out; `sent` is what did.
                 CREATE TABLE sample_buckets(source TEXT NOT NULL, bucket TEXT NOT NULL, dirt INTEGER NOT NULL DEFAULT 0, sent BLOB,
                     PRIMARY KEY(source, bucket)) WITHOUT ROWID;
@@ -181,10 +182,10 @@ public final class StateStore: Sendable {
             var end = start
             rows.removeAll(keepingCapacity: true)
             while end < samples.count, samples[end].bucket == bucket {
-                rows += [.text(source), .text(bucket), .blob(samples[end].id), .blob(samples[end].data)]
+                rows += [.text(source), .text(bucket), .blob(samples[end].data)]
                 end += 1
             }
-            let added = try c.insertRows("INSERT OR IGNORE INTO samples(source, bucket, id, data)", columns: 4, rows)
+            let added = try c.insertRows("INSERT OR IGNORE INTO samples(source, bucket, data)", columns: 3, rows)
             if added > 0 {
                 try c.run("INSERT INTO sample_buckets(source, bucket, dirt) VALUES(?, ?, ?) ON CONFLICT DO UPDATE SET dirt = dirt + excluded.dirt",
                           [.text(source), .text(bucket), .int(Int64(added))])
@@ -217,19 +218,6 @@ public final class StateStore: Sendable {
                     result.samples.append(r.blob(0)); return true
                 }
                 return result
-            }
-        }
-    }
-
-    /// The ids of the samples stored in one bucket (a dry run's way to tell new samples from known).
-    public func sampleIDs(source: String, bucket: String) throws(StoreError) -> Set<[UInt8]> {
-        try wrap { () throws(SQLiteError) -> Set<[UInt8]> in
-            try db.withConnection { (c) throws(SQLiteError) -> Set<[UInt8]> in
-                var out = Set<[UInt8]>()
-                try c.query("SELECT id FROM samples WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
-                    out.insert(r.blob(0)); return true
-                }
-                return out
             }
         }
     }

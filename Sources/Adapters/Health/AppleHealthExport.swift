@@ -1,0 +1,144 @@
+import FoundationEssentials
+import IngestCore
+
+/// Apple Health's "Export All Health Data": `export.xml`, or the zip it comes in, streamed.
+/// Records become samples (``AppleHealthRecord``), each Workout a workout with its energy and
+/// distance (from its attributes, or from its WorkoutStatistics children on iOS 16 and later),
+/// each ActivitySummary a daily active-energy figure.
+enum AppleHealthExport: HealthReader {
+    static let format = "apple-xml"
+
+    static func detect(name: String, head: [UInt8]) -> Bool {
+        if head.starts(with: zipMagic) { return name.lowercased().hasSuffix(".zip") }
+        let text = String(decoding: head, as: UTF8.self)
+        return text.contains("<HealthData") || text.contains("<!DOCTYPE HealthData")
+    }
+
+    static let zipMagic: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+        let file = try input.stream()
+        var stream: any ByteStream = file
+        if (try? FileSystem.readBytes(input.path, limit: 4)) == zipMagic {
+            stream = try ZipEntryStream(file) { $0 == "export.xml" || $0.hasSuffix("/export.xml") }
+        }
+        var workout: WorkoutTag?
+        func finishWorkout() throws(HealthReadError) {
+            guard let w = workout else { return }
+            workout = nil
+            switch w.workout {
+            case .success(let value): try out.add(value, line: w.line)
+            case .failure(let reason): out.bad(line: w.line, reason.description)
+            }
+        }
+        let scanner = StartTagScanner(stream: stream, names: ["Record", "Workout", "WorkoutStatistics", "ActivitySummary"])
+        do throws(HealthReadError) {
+            try scanner.scan { (tag) throws(HealthReadError) in
+                if tag.name == "WorkoutStatistics" { workout?.statistics.append(tag.attributes); return }
+                try finishWorkout()             // statistics follow their workout; any other tag ends it
+                switch tag.name {
+                case "Record":
+                    switch AppleHealthRecord.sample(tag.attributes) {
+                    case .sample(let sample): try out.add(sample, line: tag.line)
+                    case .ignored: break
+                    case .bad(let reason): out.bad(line: tag.line, reason)
+                    }
+                case "Workout": workout = WorkoutTag(attributes: tag.attributes, line: tag.line)
+                default:
+                    switch activitySummary(tag.attributes, settings.timeZone) {
+                    case .success(let sample?): try out.add(sample, line: tag.line)
+                    case .success(nil): break
+                    case .failure(let reason): out.bad(line: tag.line, reason.description)
+                    }
+                }
+            }
+        } catch {
+            try finishWorkout()
+            throw error
+        }
+        try finishWorkout()
+    }
+
+    /// A Workout start tag and the WorkoutStatistics that follow it.
+    struct WorkoutTag {
+        var attributes: [String: String]
+        var line: Int
+        var statistics: [[String: String]] = []
+
+        var workout: Result<HealthWorkout, HealthReadError> {
+            let a = attributes
+            guard let (start, offset) = a["startDate"].flatMap(AppleHealthRecord.parseDate),
+                  let (end, _) = a["endDate"].flatMap(AppleHealthRecord.parseDate) else {
+                return .failure(HealthReadError("Workout with unreadable startDate or endDate"))
+            }
+            var energy = quantity(a["totalEnergyBurned"], a["totalEnergyBurnedUnit"], HealthUnits.kcal)
+            var distance = quantity(a["totalDistance"], a["totalDistanceUnit"], HealthUnits.metres)
+            for s in statistics {
+                let type = s["type"] ?? ""
+                if energy == nil, type == "HKQuantityTypeIdentifierActiveEnergyBurned" { energy = quantity(s["sum"], s["unit"], HealthUnits.kcal) }
+                if distance == nil, type.hasPrefix("HKQuantityTypeIdentifierDistance") { distance = quantity(s["sum"], s["unit"], HealthUnits.metres) }
+            }
+            return .success(HealthWorkout(activity: HealthWorkout.activity(a["workoutActivityType"] ?? "other"), start: start, end: end,
+                                          offset: offset, energyKcal: energy, distanceM: distance, source: a["sourceName"] ?? ""))
+        }
+
+        private func quantity(_ value: String?, _ unit: String?, _ convert: (Double, String) -> Double?) -> Double? {
+            guard let value, let number = Double(value), number.isFinite else { return nil }
+            return convert(number, unit ?? "")
+        }
+    }
+
+    /// `<ActivitySummary dateComponents="2024-06-01" activeEnergyBurned="512.3" activeEnergyBurnedUnit="kcal" …/>`:
+    /// the day's active energy as the Activity rings showed it, with no time zone of its own.
+    static func activitySummary(_ a: [String: String], _ zone: TimeZone) -> Result<HealthSample?, HealthReadError> {
+        guard let date = a["dateComponents"], let (y, m, d) = HealthUnits.date(date) else {
+            return .failure(HealthReadError("ActivitySummary with unreadable dateComponents \(a["dateComponents"] ?? "(none)")"))
+        }
+        guard let text = a["activeEnergyBurned"] else { return .success(nil) }
+        guard let value = Double(text), let kcal = HealthUnits.kcal(value, a["activeEnergyBurnedUnit"] ?? "kcal") else {
+            return .failure(HealthReadError("ActivitySummary activeEnergyBurned \(text) is not a number in a known unit"))
+        }
+        return .success(HealthUnits.dailySample(.activeEnergy, year: y, month: m, day: d, value: kcal, source: "Activity summary", in: zone))
+    }
+}
+
+/// Unit conversions and dates shared by the readers.
+enum HealthUnits {
+    /// Energy in kcal from kcal, Cal (food calories) or kJ; nil for other units.
+    static func kcal(_ value: Double, _ unit: String) -> Double? {
+        switch unit.lowercased() {
+        case "kcal", "cal", "": value
+        case "kj": value / 4.184
+        default: nil
+        }
+    }
+
+    /// Distance in metres from km, m, mi, yd or ft.
+    static func metres(_ value: Double, _ unit: String) -> Double? {
+        switch unit.lowercased() {
+        case "km": value * 1000
+        case "m", "": value
+        case "mi": value * 1609.344
+        case "yd": value * 0.9144
+        case "ft": value * 0.3048
+        default: nil
+        }
+    }
+
+    /// `YYYY-MM-DD`.
+    static func date(_ text: String) -> (Int, Int, Int)? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 3, parts[0].count == 4, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), (1...CivilCalendar.daysIn(month: m, year: y)).contains(d) else { return nil }
+        return (y, m, d)
+    }
+
+    /// A whole local day's figure: from that day's midnight in `zone` to the next.
+    static func dailySample(_ kind: HealthSample.Kind, year: Int, month: Int, day: Int, value: Double, source: String,
+                            in zone: TimeZone) -> HealthSample {
+        let (start, offset) = HealthTime.instant(year: year, month: month, day: day, in: zone)
+        let next = CivilCalendar.date(days: CivilCalendar.days(year: year, month: month, day: day) + 1)
+        let (end, _) = HealthTime.instant(year: next.year, month: next.month, day: next.day, in: zone)
+        return HealthSample(kind: kind, start: start, end: end, offset: offset, value: value, source: source, daily: true)
+    }
+}

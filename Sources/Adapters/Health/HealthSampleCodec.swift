@@ -1,0 +1,107 @@
+import FoundationEssentials
+import IngestCore
+
+/// Samples and workouts as the state store keeps them: a compact little-endian encoding that
+/// is also their identity (kind, times, offset, value, source), so the same sample read from two
+/// exports is stored once. Bucketed by the local day they count toward.
+enum HealthSampleCodec {
+    enum Record: Sendable, Equatable {
+        case sample(HealthSample)
+        case workout(HealthWorkout)
+    }
+
+    static func stored(_ sample: HealthSample) -> StoredSample {
+        var w = Writer()
+        w.byte(1); w.byte(kindCode(sample.kind))
+        w.byte((sample.daily ? 1 : 0) | (sample.low != nil ? 2 : 0) | (sample.high != nil ? 4 : 0))
+        w.double(sample.start); w.double(sample.end); w.int32(sample.offset); w.double(sample.value)
+        if let low = sample.low { w.double(low) }
+        if let high = sample.high { w.double(high) }
+        w.string(sample.source)
+        return StoredSample(bucket: sample.day, data: w.bytes)
+    }
+
+    static func stored(_ workout: HealthWorkout) -> StoredSample {
+        var w = Writer()
+        w.byte(2); w.byte((workout.energyKcal != nil ? 1 : 0) | (workout.distanceM != nil ? 2 : 0))
+        w.double(workout.start); w.double(workout.end); w.int32(workout.offset)
+        if let energy = workout.energyKcal { w.double(energy) }
+        if let distance = workout.distanceM { w.double(distance) }
+        w.string(workout.activity); w.string(workout.source)
+        return StoredSample(bucket: HealthTime.localDate(of: workout.start, offset: workout.offset), data: w.bytes)
+    }
+
+    /// nil for bytes this version did not write (the store outlives builds).
+    static func decode(_ bytes: [UInt8]) -> Record? {
+        var r = Reader(bytes: bytes)
+        switch r.byte() {
+        case 1:
+            guard let kind = kind(r.byte()) else { return nil }
+            let flags = r.byte()
+            var s = HealthSample(kind: kind, start: r.double(), end: r.double(), offset: r.int32(), value: r.double(), source: "")
+            s.daily = flags & 1 != 0
+            if flags & 2 != 0 { s.low = r.double() }
+            if flags & 4 != 0 { s.high = r.double() }
+            s.source = r.string()
+            return r.ok ? .sample(s) : nil
+        case 2:
+            let flags = r.byte()
+            let start = r.double(), end = r.double(), offset = r.int32()
+            let energy = flags & 1 != 0 ? r.double() : nil
+            let distance = flags & 2 != 0 ? r.double() : nil
+            let activity = r.string(), source = r.string()
+            return r.ok ? .workout(HealthWorkout(activity: activity, start: start, end: end, offset: offset,
+                                                 energyKcal: energy, distanceM: distance, source: source)) : nil
+        default:
+            return nil
+        }
+    }
+
+    private static let plainKinds: [HealthSample.Kind] = [.steps, .activeEnergy, .basalEnergy, .heartRate, .restingHeartRate, .hrv]
+
+    private static func kindCode(_ kind: HealthSample.Kind) -> UInt8 {
+        if case .sleep(let stage) = kind { return 16 + UInt8(HealthSample.SleepStage.allCases.firstIndex(of: stage)!) }
+        return 1 + UInt8(plainKinds.firstIndex(of: kind)!)
+    }
+
+    private static func kind(_ code: UInt8) -> HealthSample.Kind? {
+        if code >= 16 { let i = Int(code) - 16; return i < HealthSample.SleepStage.allCases.count ? .sleep(HealthSample.SleepStage.allCases[i]) : nil }
+        return code >= 1 && Int(code) <= plainKinds.count ? plainKinds[Int(code) - 1] : nil
+    }
+
+    private struct Writer {
+        var bytes: [UInt8] = []
+        init() { bytes.reserveCapacity(64) }
+        mutating func byte(_ b: UInt8) { bytes.append(b) }
+        mutating func double(_ d: Double) { var v = d.bitPattern.littleEndian; withUnsafeBytes(of: &v) { bytes += $0 } }
+        mutating func int32(_ i: Int) { var v = Int32(clamping: i).littleEndian; withUnsafeBytes(of: &v) { bytes += $0 } }
+        mutating func string(_ s: String) {
+            let utf8 = Array(s.utf8.prefix(0xFFFF))
+            byte(UInt8(utf8.count & 0xFF)); byte(UInt8(utf8.count >> 8)); bytes += utf8
+        }
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var at = 0
+        var ok = true
+        mutating func take(_ n: Int) -> ArraySlice<UInt8> {
+            guard ok, at + n <= bytes.count else { ok = false; return [] }
+            defer { at += n }
+            return bytes[at..<(at + n)]
+        }
+        mutating func byte() -> UInt8 { take(1).first ?? 0 }
+        mutating func double() -> Double {
+            let b = take(8)
+            return b.count == 8 ? Double(bitPattern: b.reversed().reduce(0) { $0 << 8 | UInt64($1) }) : 0
+        }
+        mutating func int32() -> Int {
+            let b = take(4)
+            return b.count == 4 ? Int(Int32(bitPattern: b.reversed().reduce(0) { $0 << 8 | UInt32($1) })) : 0
+        }
+        mutating func string() -> String {
+            let lo = Int(byte()), hi = Int(byte())
+            return String(decoding: take(lo | hi << 8), as: UTF8.self)
+        }
+    }
+}

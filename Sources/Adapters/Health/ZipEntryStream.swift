@@ -1,0 +1,158 @@
+import CZlib
+import FoundationEssentials
+
+/// The one entry of a zip archive that a reader wants (`apple_health_export/export.xml`),
+/// inflated while it is read, so a multi-GB export is never unpacked to disk or memory.
+///
+/// The archive is walked from the front through its local headers rather than from the central
+/// directory at its end, so a zip cut off mid-way (a download or copy that stopped) still gives
+/// everything up to the cut. Entries before the wanted one are skipped by their sizes, or
+/// inflated into nothing when the sizes come only after the data (general-purpose flag bit 3).
+final class ZipEntryStream: ByteStream {
+    private let file: any ByteStream
+    /// Compressed input read from the file; `inputStart..<inputEnd` is not given to zlib yet.
+    private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    private var inputStart = 0, inputEnd = 0
+    private var zstream = z_stream()
+    private var inflating = false
+    private var method: UInt16 = 0
+    /// For a stored entry with a known size: bytes still to give.
+    private var storedLeft: UInt64 = 0
+    private var finished = false
+    /// The entry's name in the archive.
+    private(set) var entryName = ""
+
+    /// Positions the stream at the first entry whose name `wanted` accepts.
+    init(_ file: any ByteStream, wanted: (String) -> Bool) throws(HealthReadError) {
+        self.file = file
+        while true {
+            let header = try localHeader()
+            if wanted(header.name) {
+                entryName = header.name
+                try begin(header)
+                return
+            }
+            try skip(header)
+        }
+    }
+
+    deinit {
+        if inflating { inflateEnd(&zstream) }
+        input.deallocate()
+    }
+
+    private struct LocalHeader {
+        var name: String
+        var flags: UInt16
+        var method: UInt16
+        var compressedSize: UInt64
+        var size: UInt64
+    }
+
+    private func localHeader() throws(HealthReadError) -> LocalHeader {
+        let fixed = try take(30)
+        guard fixed.count == 30 else { throw HealthReadError("zip: the wanted entry is not in the archive (or it is cut off before it)") }
+        func u16(_ at: Int) -> UInt16 { UInt16(fixed[at]) | UInt16(fixed[at + 1]) << 8 }
+        func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
+        guard u32(0) == 0x0403_4B50 else {
+            // The central directory (PK\1\2) follows the last entry.
+            throw HealthReadError(u32(0) == 0x0201_4B50 ? "zip: no export.xml in the archive" : "zip: not a zip local header at an entry's start")
+        }
+        let nameBytes = try take(Int(u16(26)))
+        let extra = try take(Int(u16(28)))
+        var header = LocalHeader(name: String(decoding: nameBytes, as: UTF8.self), flags: u16(6), method: u16(8),
+                                 compressedSize: UInt64(u32(18)), size: UInt64(u32(22)))
+        // Zip64: the real sizes are in extra field 0x0001 when the 32-bit ones are all ones.
+        var i = 0
+        while i + 4 <= extra.count {
+            let id = UInt16(extra[i]) | UInt16(extra[i + 1]) << 8, length = Int(UInt16(extra[i + 2]) | UInt16(extra[i + 3]) << 8)
+            if id == 1, i + 4 + 16 <= extra.count {
+                func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(extra[at + $1]) << (8 * UInt64($1)) } }
+                if header.size == 0xFFFF_FFFF { header.size = u64(i + 4) }
+                if header.compressedSize == 0xFFFF_FFFF { header.compressedSize = u64(i + 12) }
+            }
+            i += 4 + length
+        }
+        return header
+    }
+
+    private func begin(_ header: LocalHeader) throws(HealthReadError) {
+        method = header.method
+        switch header.method {
+        case 8:
+            guard czlib_inflate_init_raw(&zstream) == Z_OK else { throw HealthReadError("zip: zlib could not start") }
+            inflating = true
+        case 0:
+            guard header.flags & 8 == 0 else { throw HealthReadError("zip: a stored entry without sizes cannot be streamed") }
+            storedLeft = header.size
+        default:
+            throw HealthReadError("zip: \(header.name) uses compression method \(header.method); only deflate and stored are read")
+        }
+    }
+
+    private func skip(_ header: LocalHeader) throws(HealthReadError) {
+        if header.flags & 8 == 0 || header.method == 0 {
+            var left = header.compressedSize
+            while left > 0 {
+                let chunk = try take(Int(min(left, 1 << 20)))
+                guard !chunk.isEmpty else { throw HealthReadError("zip: cut off inside \(header.name)") }
+                left -= UInt64(chunk.count)
+            }
+            return
+        }
+        // Sizes follow the data: inflate it into nothing, then pass the data descriptor.
+        try begin(header)
+        let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { sink.deallocate() }
+        while try read(into: sink) > 0 {}
+        inflateEnd(&zstream); inflating = false; finished = false
+        let descriptor = try take(4)
+        let signed = descriptor == [0x50, 0x4B, 0x07, 0x08]
+        _ = try take(signed ? 12 : 8)          // crc and two 32-bit sizes (zip64 descriptors are rare in exports)
+    }
+
+    /// Up to `count` bytes from the file (fewer only at its end).
+    private func take(_ count: Int) throws(HealthReadError) -> [UInt8] {
+        var out: [UInt8] = []
+        while out.count < count {
+            if inputStart == inputEnd { guard try refill() else { break } }
+            let n = min(count - out.count, inputEnd - inputStart)
+            out += input[inputStart..<(inputStart + n)]
+            inputStart += n
+        }
+        return out
+    }
+
+    private func refill() throws(HealthReadError) -> Bool {
+        let n = try file.read(into: input)
+        inputStart = 0; inputEnd = n
+        return n > 0
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthReadError) -> Int {
+        guard !finished, buffer.count > 0 else { return 0 }
+        if method == 0 {
+            let chunk = try take(Int(min(storedLeft, UInt64(buffer.count))))
+            storedLeft -= UInt64(chunk.count)
+            if chunk.isEmpty { finished = true; if storedLeft > 0 { throw HealthReadError("zip: cut off inside \(entryName)") } }
+            chunk.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return chunk.count
+        }
+        while true {
+            if inputStart == inputEnd, try !refill() { throw HealthReadError("zip: cut off inside \(entryName)") }
+            let given = inputEnd - inputStart
+            zstream.next_in = (input.baseAddress! + inputStart).assumingMemoryBound(to: UInt8.self)
+            zstream.avail_in = UInt32(given)
+            zstream.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            zstream.avail_out = UInt32(min(buffer.count, Int(UInt32.max)))
+            let rc = inflate(&zstream, Z_NO_FLUSH)
+            let produced = buffer.count - Int(zstream.avail_out)
+            inputStart += given - Int(zstream.avail_in)
+            switch rc {
+            case Z_STREAM_END: finished = true; return produced
+            case Z_OK, Z_BUF_ERROR: if produced > 0 { return produced }
+            default: throw HealthReadError("zip: \(entryName) is damaged (zlib error \(rc))")
+            }
+        }
+    }
+}
