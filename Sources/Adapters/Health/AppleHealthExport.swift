@@ -38,7 +38,7 @@ enum AppleHealthExport: HealthReader {
                 try finishWorkout()             // statistics follow their workout; any other tag ends it
                 switch tag.name {
                 case "Record":
-                    switch AppleHealthRecord.sample(tag.attributes) {
+                    switch AppleHealthRecord.sample(tag.value) {
                     case .sample(let sample): try out.add(sample, line: tag.line)
                     case .ignored: break
                     case .bad(let reason): out.bad(line: tag.line, reason)

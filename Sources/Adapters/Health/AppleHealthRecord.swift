@@ -26,26 +26,27 @@ enum AppleHealthRecord {
         "HKCategoryValueSleepAnalysisAwake": .awake,
     ]
 
-    static func sample(_ a: [String: String]) -> Outcome {
-        guard let type = a["type"] else { return .bad("Record without a type") }
+    /// The sample of one Record, from its attributes (`attribute(name)` gives one, decoded).
+    static func sample(_ attribute: (String) -> String?) -> Outcome {
+        guard let type = attribute("type") else { return .bad("Record without a type") }
         let kind: HealthSample.Kind
         if let quantity = quantityKinds[type] { kind = quantity }
         else if type == "HKCategoryTypeIdentifierSleepAnalysis" {
-            guard let stage = a["value"].flatMap({ sleepStages[$0] }) else { return .bad("unknown sleep value \(a["value"] ?? "(none)")") }
+            guard let stage = attribute("value").flatMap({ sleepStages[$0] }) else { return .bad("unknown sleep value \(attribute("value") ?? "(none)")") }
             kind = .sleep(stage)
         } else { return .ignored }
-        guard let (start, offset) = a["startDate"].flatMap(parseDate) else { return .bad("unreadable startDate \(a["startDate"] ?? "(none)")") }
-        guard let (end, _) = a["endDate"].flatMap(parseDate), end >= start else { return .bad("unreadable or early endDate \(a["endDate"] ?? "(none)")") }
+        guard let (start, offset) = attribute("startDate").flatMap(parseDate) else { return .bad("unreadable startDate \(attribute("startDate") ?? "(none)")") }
+        guard let (end, _) = attribute("endDate").flatMap(parseDate), end >= start else { return .bad("unreadable or early endDate \(attribute("endDate") ?? "(none)")") }
         var value: Double
         if case .sleep = kind { value = end - start } else {
-            guard let v = a["value"].flatMap(Double.init), v.isFinite, v >= 0 else { return .bad("value \(a["value"] ?? "(none)") is not a number ≥ 0") }
+            guard let v = attribute("value").flatMap(Double.init), v.isFinite, v >= 0 else { return .bad("value \(attribute("value") ?? "(none)") is not a number ≥ 0") }
             value = v
-            if a["unit"] == "kJ" { value /= 4.184 }          // energy is rolled up in kcal
+            if attribute("unit") == "kJ" { value /= 4.184 }          // energy is rolled up in kcal
         }
         // The source is the app or device name: the `device` attribute holds a memory address
         // (`<<HKDevice: 0x283b1c2d0>, …`) that changes between exports, so it cannot be part of the identity.
         return .sample(HealthSample(kind: kind, start: start, end: end, offset: offset, value: value,
-                                    source: a["sourceName"] ?? ""))
+                                    source: attribute("sourceName") ?? ""))
     }
 
     /// `2024-06-01 08:00:00 +0200` → (seconds since 1970 UTC, offset in seconds).

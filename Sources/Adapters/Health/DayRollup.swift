@@ -67,23 +67,24 @@ struct DayRollup {
             // Only daily figures: the preferred source's.
             return all.min { (rank($0.source), $0.source) < (rank($1.source), $1.source) }?.value
         }
-        let ranked = samples.sorted { (rank($0.source), $0.source, $0.start) < (rank($1.source), $1.source, $1.start) }
+        // Sources in priority order (each source's rank is matched once, not per comparison).
+        let bySource = Dictionary(grouping: samples, by: \.source)
+        let sources = bySource.keys.map { ($0, rank($0)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
         var total = 0.0
         var taken: [(Double, Double)] = []           // intervals of sources already counted, merged
-        var current: String?
-        var mine: [(Double, Double)] = []
-        for s in ranked {
-            if s.source != current {                   // a new source: what the previous one covered is now taken
-                taken = DayRollup.merge(taken + mine); mine = []; current = s.source
+        for source in sources {
+            var mine: [(Double, Double)] = []
+            for s in bySource[source]! {
+                let length = s.end - s.start
+                if length <= 0 {
+                    if !DayRollup.covers(taken, s.start) { total += s.value }
+                } else {
+                    let free = length - DayRollup.overlap(s.start, s.end, taken)
+                    total += s.value * max(0, free) / length
+                    mine.append((s.start, s.end))
+                }
             }
-            let length = s.end - s.start
-            if length <= 0 {
-                if !taken.contains(where: { $0.0 <= s.start && s.start < $0.1 }) { total += s.value }
-            } else {
-                let free = length - overlap(s.start, s.end, taken)
-                total += s.value * max(0, free) / length
-                mine.append((s.start, s.end))
-            }
+            taken = DayRollup.merge(taken + mine)      // what this source covered is now taken
         }
         return total
     }
@@ -100,8 +101,25 @@ struct DayRollup {
         return out
     }
 
-    private func overlap(_ start: Double, _ end: Double, _ merged: [(Double, Double)]) -> Double {
-        merged.reduce(0) { $0 + max(0, min(end, $1.1) - max(start, $1.0)) }
+    /// Seconds of `start..<end` inside `merged` (sorted, disjoint): a binary search to the
+    /// first interval that can overlap, so a day of thousands of samples stays linear-ish.
+    static func overlap(_ start: Double, _ end: Double, _ merged: [(Double, Double)]) -> Double {
+        var i = firstEndingAfter(start, merged), total = 0.0
+        while i < merged.count, merged[i].0 < end {
+            total += max(0, min(end, merged[i].1) - max(start, merged[i].0)); i += 1
+        }
+        return total
+    }
+
+    static func covers(_ merged: [(Double, Double)], _ instant: Double) -> Bool {
+        let i = firstEndingAfter(instant, merged)
+        return i < merged.count && merged[i].0 <= instant
+    }
+
+    private static func firstEndingAfter(_ instant: Double, _ merged: [(Double, Double)]) -> Int {
+        var lo = 0, hi = merged.count
+        while lo < hi { let mid = (lo + hi) / 2; if merged[mid].1 <= instant { lo = mid + 1 } else { hi = mid } }
+        return lo
     }
 
     /// Seconds covered by the union of `intervals` (overlapping sleep from two sources counts once).

@@ -126,7 +126,7 @@ public struct HealthAdapter: DeviceAdapter {
     /// Runs the reader on its own thread and queues its chunks as they come: SQLite stores one
     /// chunk while the next is parsed, and at most two wait in memory.
     private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into sink: some ItemSink) async throws -> Outcome {
-        let (chunks, continuation) = AsyncStream<[StoredSample]>.makeStream()
+        let (chunks, continuation) = AsyncStream<([HealthSample], [HealthWorkout])>.makeStream()
         let permits = DispatchSemaphore(value: 2)
         let cancelled = Atomic<Bool>(false)
         let result = Mutex(Outcome())
@@ -136,7 +136,7 @@ public struct HealthAdapter: DeviceAdapter {
             let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
                 permits.wait()
                 if cancelled.load(ordering: .relaxed) { throw HealthReadError("stopped") }
-                continuation.yield(samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored))
+                continuation.yield((samples, workouts))
             }
             var failure: String?
             do throws(HealthReadError) { try job.reader.read(job.input, settings, into: collector) } catch { failure = error.description }
@@ -146,9 +146,10 @@ public struct HealthAdapter: DeviceAdapter {
         }
         var committer = ChunkCommitter(sink)
         do {
-            for await chunk in chunks {
+            for await (samples, workouts) in chunks {
                 var changes = AnchorChanges()
-                changes.samples = chunk
+                // Encoded here, off the reader's thread, which is the one that bounds the speed.
+                changes.samples = samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored)
                 try await committer.commit([], anchor: changes)
                 permits.signal()
             }

@@ -8,22 +8,47 @@ import Glibc
 /// a tag cut by a block's end is carried over. Text, comments, the DTD and other elements are
 /// skipped without being decoded. A file cut off mid-way yields every tag before the cut.
 struct StartTagScanner {
+    /// One start tag. It points into the scanner's buffer: valid only inside the callback.
     struct Tag {
         var name: String
-        /// Attribute values with the five XML entities and character references decoded.
-        var attributes: [String: String]
         /// 1-based line of the tag's `<`, for warnings.
         var line: Int
+        fileprivate var bytes: UnsafeBufferPointer<UInt8>
+        /// Per attribute: name start, name end, value start, value end, in `bytes`.
+        fileprivate var spans: ArraySlice<(Int, Int, Int, Int)>
+
+        /// One attribute's value with the five XML entities and character references decoded.
+        /// Only what is asked for is decoded: a Record's long `device` attribute never is.
+        func value(_ key: String) -> String? {
+            var key = key
+            return key.withUTF8 { k in
+                for (ns, ne, vs, ve) in spans where ne - ns == k.count && memcmp(bytes.baseAddress! + ns, k.baseAddress!, k.count) == 0 {
+                    return StartTagScanner.decodeEntities(UnsafeBufferPointer(rebasing: bytes[vs..<ve]))
+                }
+                return nil
+            }
+        }
+
+        /// Every attribute, decoded.
+        var attributes: [String: String] {
+            var out: [String: String] = [:]
+            for (ns, ne, vs, ve) in spans {
+                out[String(decoding: UnsafeBufferPointer(rebasing: bytes[ns..<ne]), as: UTF8.self)] =
+                    StartTagScanner.decodeEntities(UnsafeBufferPointer(rebasing: bytes[vs..<ve]))
+            }
+            return out
+        }
     }
 
     let stream: any ByteStream
-    /// Element names whose start tags are wanted, as bytes (`Record`, `Workout`, …).
-    let names: Set<[UInt8]>
+    /// Element names whose start tags are wanted (`Record`, `Workout`, …); a handful, so a
+    /// linear byte comparison beats hashing each tag's name.
+    let names: [String]
     var blockSize = 1 << 20
 
     init(stream: any ByteStream, names: Set<String>) {
         self.stream = stream
-        self.names = Set(names.map { Array($0.utf8) })
+        self.names = names.sorted()
     }
 
     /// Calls `body` with each wanted start tag, in file order. A read error ends the scan after
@@ -33,13 +58,14 @@ struct StartTagScanner {
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { block.deallocate() }
         var line = 1
+        var spans: [(Int, Int, Int, Int)] = []
         while true {
             let n = try stream.read(into: block)
             if n == 0 { return }          // a tag cut by the end of the file is dropped
             buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[0..<n]))
             var failure: HealthReadError?
             let consumed = buffer.withUnsafeBufferPointer { bytes in
-                do throws(HealthReadError) { return try scanBlock(bytes, line: &line, body) } catch { failure = error; return 0 }
+                do throws(HealthReadError) { return try scanBlock(bytes, line: &line, spans: &spans, body) } catch { failure = error; return 0 }
             }
             if let failure { throw failure }
             buffer.removeFirst(consumed)
@@ -48,7 +74,8 @@ struct StartTagScanner {
 
     /// Scans complete tags in `bytes`; returns how many bytes were consumed (up to the first tag
     /// that is not complete yet).
-    private func scanBlock(_ bytes: UnsafeBufferPointer<UInt8>, line: inout Int, _ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) -> Int {
+    private func scanBlock(_ bytes: UnsafeBufferPointer<UInt8>, line: inout Int, spans: inout [(Int, Int, Int, Int)],
+                           _ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) -> Int {
         var i = 0
         let count = bytes.count
         while i < count {
@@ -61,9 +88,11 @@ struct StartTagScanner {
             // The name runs to the first space, `/` or `>`.
             var nameEnd = lt + 1
             while nameEnd < gt, !isSpace(bytes[nameEnd]), bytes[nameEnd] != 0x2F { nameEnd += 1 }
-            let name = Array(bytes[(lt + 1)..<nameEnd])
-            if names.contains(name) {
-                try body(Tag(name: String(decoding: name, as: UTF8.self), attributes: attributes(bytes, nameEnd, gt), line: line))
+            let name = UnsafeBufferPointer(rebasing: bytes[(lt + 1)..<nameEnd])
+            if let wanted = names.first(where: { $0.utf8.elementsEqual(name) }) {
+                spans.removeAll(keepingCapacity: true)
+                attributeSpans(bytes, nameEnd, gt, into: &spans)
+                try body(Tag(name: wanted, line: line, bytes: bytes, spans: spans[...]))
             }
             line += newlines(bytes, lt, gt)
             i = gt + 1
@@ -71,24 +100,22 @@ struct StartTagScanner {
         return count
     }
 
-    private func attributes(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> [String: String] {
-        var out: [String: String] = [:]
+    private func attributeSpans(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, into spans: inout [(Int, Int, Int, Int)]) {
         var i = from
         while i < to {
             while i < to, isSpace(b[i]) || b[i] == 0x2F { i += 1 }
             let keyStart = i
             while i < to, b[i] != 0x3D, !isSpace(b[i]) { i += 1 }
-            let key = String(decoding: UnsafeBufferPointer(rebasing: b[keyStart..<i]), as: UTF8.self)
+            let keyEnd = i
             while i < to, b[i] != 0x22, b[i] != 0x27 { i += 1 }          // to the opening quote
             guard i < to else { break }
             let quote = b[i]
             i += 1
             let valueStart = i
             while i < to, b[i] != quote { i += 1 }
-            if !key.isEmpty { out[key] = StartTagScanner.decodeEntities(UnsafeBufferPointer(rebasing: b[valueStart..<min(i, to)])) }
+            if keyEnd > keyStart { spans.append((keyStart, keyEnd, valueStart, min(i, to))) }
             i += 1
         }
-        return out
     }
 
     /// `&amp;` `&lt;` `&gt;` `&quot;` `&apos;` and `&#…;` / `&#x…;`; anything else is kept as written.
