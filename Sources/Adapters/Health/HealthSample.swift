@@ -113,10 +113,12 @@ enum HealthTime {
     static func instant(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Double = 0,
                         in zone: TimeZone) -> (Double, Int) {
         let wall = Double(CivilCalendar.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60) + second
-        var offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall))
-        let second = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - Double(offset)))
-        if second != offset { offset = max(offset, second) }
-        return (wall - Double(offset), offset)
+        // The offsets in force a day before and a day after: an offset fits when the instant it
+        // gives really has it. Both fit in a fold and neither in a gap; then the earlier one wins.
+        func offset(at instant: Double) -> Int { zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant)) }
+        let before = offset(at: wall - 86_400), after = offset(at: wall + 86_400)
+        let chosen = offset(at: wall - Double(before)) == before || offset(at: wall - Double(after)) != after ? before : after
+        return (wall - Double(chosen), chosen)
     }
 
     /// RFC 3339 at `offset`: `2024-06-02T07:05:00+02:00`, or `…Z` at offset 0; fractions of a
