@@ -27,9 +27,10 @@ struct HealthInput {
     /// Where to start: 0, or the size already read when an append-friendly format (CSV) grew.
     var offset: Int64 = 0
 
-    /// The whole file from `offset` (for formats read at once; the adapter caps the size).
-    func bytes() throws(HealthReadError) -> [UInt8] {
-        do { return try FileSystem.readBytes(path, from: offset) } catch { throw HealthReadError(error.message) }
+    /// The whole file from `offset` (for formats read at once; the adapter caps the size), at
+    /// most `limit` bytes.
+    func bytes(limit: Int = 64 << 20) throws(HealthReadError) -> [UInt8] {
+        do { return try FileSystem.readBytes(path, from: offset, limit: limit) } catch { throw HealthReadError(error.message) }
     }
 }
 
