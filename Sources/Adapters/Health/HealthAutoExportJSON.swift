@@ -54,19 +54,24 @@ enum HealthAutoExportJSON: HealthReader {
         guard bytes.count <= sizeLimit else {
             throw HealthReadError("\(input.path): over \(sizeLimit >> 20) MiB; export a shorter period")
         }
+        try read(bytes, path: input.path, into: out)
+    }
+
+    /// Reads an export held in memory; `path` names it in errors.
+    static func read(_ bytes: [UInt8], path: String, into out: HealthCollector) throws(HealthReadError) {
         do {
             try bytes.withUnsafeBufferPointer { buffer in
                 var parser = Parser(s: JSONScanner(buffer), out: out)
                 try parser.document()
-                if !parser.sawData { throw HealthReadError("\(input.path): no data.metrics or data.workouts") }
+                if !parser.sawData { throw HealthReadError("\(path): no data.metrics or data.workouts") }
             }
         } catch let error as HealthReadError {
             throw error
         } catch let error as JSONScanner.Failure {
-            if case .truncated = error { throw HealthReadError("\(input.path): \(error); what came before is kept") }
-            throw HealthReadError("\(input.path): \(error)")
+            if case .truncated = error { throw HealthReadError("\(path): \(error); what came before is kept") }
+            throw HealthReadError("\(path): \(error)")
         } catch {
-            throw HealthReadError("\(input.path): \(error)")
+            throw HealthReadError("\(path): \(error)")
         }
     }
 

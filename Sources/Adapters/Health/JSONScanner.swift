@@ -80,7 +80,7 @@ struct JSONScanner {
         guard position < bytes.count else { throw .truncated(line: line) }
         switch bytes[position] {
         case UInt8(ascii: "]"): position += 1; return false
-        case UInt8(ascii: ","): position += 1; return true
+        case UInt8(ascii: ","): position += 1; skipSpace(); return true       // so `line` is the element's
         default: return true
         }
     }
