@@ -111,10 +111,14 @@ enum HealthTime {
     static func instant(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Double = 0,
                         in zone: TimeZone) -> (Double, Int) {
         let wall = Double(CivilCalendar.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60) + second
-        var offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall))
-        let second = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - Double(offset)))
-        if second != offset { offset = max(offset, second) }
-        return (wall - Double(offset), offset)
+        // The offsets in force a day before and after; the right one maps back to this wall time.
+        // (Probing at `wall` read as UTC picks the wrong side for the hours between the change in
+        // UTC and in local time: 01:30 CET on the spring-forward day is +01:00, not +02:00.)
+        func offset(_ at: Double) -> Int { zone.secondsFromGMT(for: Date(timeIntervalSince1970: at)) }
+        let before = offset(wall - 86_400), after = offset(wall + 86_400)
+        let fits = { (candidate: Int) in offset(wall - Double(candidate)) == candidate }
+        let chosen = fits(before) || !fits(after) ? before : after
+        return (wall - Double(chosen), chosen)
     }
 
     /// The offset `zone` had at `instant`.
