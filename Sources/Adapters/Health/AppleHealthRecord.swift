@@ -51,7 +51,13 @@ enum AppleHealthRecord {
 
     /// `2024-06-01 08:00:00 +0200` → (seconds since 1970 UTC, offset in seconds).
     static func parseDate(_ text: String) -> (Double, Int)? {
-        let b = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parseDate($0) }
+    }
+
+    /// The same from bytes, for readers that scan a buffer (Health Auto Export JSON) and would
+    /// otherwise make a `String` per date.
+    static func parseDate(_ b: UnsafeBufferPointer<UInt8>) -> (Double, Int)? {
         guard b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20,
               b[20] == 0x2B || b[20] == 0x2D else { return nil }
         func n(_ from: Int, _ count: Int) -> Int? {

@@ -44,7 +44,7 @@ enum FitbitExportJSON: HealthReader {
         let bytes = try input.bytes()
         let name = input.path.lastPathComponent
         guard let metric = metric(fromName: name) ?? sniff(bytes) else {
-            throw HealthReadError("\(input.path): not a Fitbit export file (steps-, calories-, heart_rate-, resting_heart_rate- or sleep-YYYY-MM-DD.json)")
+            throw HealthReadError("not a Fitbit export file (steps-, calories-, heart_rate-, resting_heart_rate- or sleep-YYYY-MM-DD.json)")
         }
         let zone = settings.timeZone
         var calories: [(start: Double, kcal: Double, line: Int)] = []
@@ -81,7 +81,7 @@ enum FitbitExportJSON: HealthReader {
         switch end {
         case .complete: break
         case .truncated(let line): out.note("\(name) is cut off at line \(line): the records before it were read")
-        case .missing: throw HealthReadError("\(input.path): not a Fitbit export file (no top-level JSON array)")
+        case .missing: throw HealthReadError("not a Fitbit export file (no top-level JSON array)")
         }
     }
 

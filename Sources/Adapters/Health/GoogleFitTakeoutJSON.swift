@@ -58,7 +58,7 @@ enum GoogleFitTakeoutJSON: HealthReader {
         switch end {
         case .complete: break
         case .truncated(let line): out.note("\(input.path.lastPathComponent) is cut off at line \(line): the data points before it were read")
-        case .missing: throw HealthReadError("\(input.path): not a Google Fit Takeout file (no \"Data Points\" array)")
+        case .missing: throw HealthReadError("not a Google Fit Takeout file (no \"Data Points\" array)")
         }
     }
 

@@ -27,7 +27,10 @@ public struct HealthAdapter: DeviceAdapter {
     public static let sampleConfig = String(decoding: PackageResources.health_conf, as: UTF8.self)
 
     /// Every format, in the order detection tries them.
-    static let readers: [any HealthReader.Type] = [AppleHealthExport.self]
+    static let readers: [any HealthReader.Type] = [
+        AppleHealthExport.self, HealthAutoExportJSON.self, HealthAutoExportCSV.self, FitbitExportJSON.self,
+        GoogleFitTakeoutJSON.self, GadgetbridgeDatabase.self, ColumnCSV.self,
+    ]
     static let columnFields = ["steps", "active_energy", "resting_heart_rate", "heart_rate", "heart_rate_min", "heart_rate_max",
                                "hrv", "sleep", "sleep_minutes"]
 
@@ -113,6 +116,8 @@ public struct HealthAdapter: DeviceAdapter {
         let body = head.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(head.dropFirst(3)) : head
         let name = path.lastPathComponent
         if let reader = HealthAdapter.readers.first(where: { $0.detect(name: name, head: body) }) { return reader }
+        // A CSV of the user's own is read by its column mapping, when there is one.
+        if !settings.columns.isEmpty, name.lowercased().hasSuffix(".csv") { return ColumnCSV.self }
         return nil
     }
 

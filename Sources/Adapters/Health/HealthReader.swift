@@ -35,14 +35,13 @@ struct HealthInput {
     /// Where to start: 0, or the size already read when an append-friendly format (CSV) grew.
     var offset: Int64 = 0
     var digest: StreamingDigest? = nil
-    /// Files read whole are capped; streamed ones (export.xml) are not.
-    var maxBytes = 1 << 30
 
-    /// The whole file from `offset` (for formats read at once).
-    func bytes() throws(HealthReadError) -> [UInt8] {
+    /// The whole file from `offset`, for formats read at once; a file over `limit` bytes is refused
+    /// (streamed formats have no limit).
+    func bytes(limit: Int = 1 << 30) throws(HealthReadError) -> [UInt8] {
         let bytes: [UInt8]
-        do { bytes = try FileSystem.readBytes(path, from: offset, limit: maxBytes + 1) } catch { throw HealthReadError(error.message) }
-        guard bytes.count <= maxBytes else { throw HealthReadError("over \(maxBytes >> 20) MiB; too big to read at once") }
+        do { bytes = try FileSystem.readBytes(path, from: offset, limit: limit + 1) } catch { throw HealthReadError(error.message) }
+        guard bytes.count <= limit else { throw HealthReadError("over \(limit >> 20) MiB; too big to read at once") }
         bytes.withUnsafeBytes { digest?.update($0) }
         return bytes
     }

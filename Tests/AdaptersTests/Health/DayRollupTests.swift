@@ -5,7 +5,7 @@ import Testing
 /// Apple Health records into samples, and samples into days, against hand-computed totals.
 struct DayRollupTests {
     func samples(_ records: [[String: String]]) -> [HealthSample] {
-        records.compactMap { if case .sample(let s) = AppleHealthRecord.sample($0) { s } else { nil } }
+        records.compactMap { if case .sample(let s) = record($0) { s } else { nil } }
     }
 
     func steps(_ value: Int, _ start: String, _ end: String, source: String) -> [String: String] {
@@ -14,8 +14,8 @@ struct DayRollupTests {
 
     func fixtureSamples() throws -> [HealthSample] {
         var out: [HealthSample] = []
-        try StartTagScanner(path: StartTagScannerTests.fixture, names: ["Record"]).scan { tag in
-            if case .sample(let s) = AppleHealthRecord.sample(tag.attributes) { out.append(s) }
+        try StartTagScanner(stream: try FileByteStream(path: StartTagScannerTests.fixture), names: ["Record"]).scan { tag in
+            if case .sample(let s) = AppleHealthRecord.sample(tag.value) { out.append(s) }
         }
         return out
     }
@@ -51,13 +51,13 @@ struct DayRollupTests {
         #expect(days.map(\.timeZone) == ["+01:00", "+01:00", "-04:00", "+02:00"], "a tie goes to the earlier offset")
     }
 
+    func record(_ attributes: [String: String]) -> AppleHealthRecord.Outcome { AppleHealthRecord.sample { attributes[$0] } }
+
     @Test func badRecordsAreNamedAndOtherTypesIgnored() {
-        #expect(AppleHealthRecord.sample(["type": "HKQuantityTypeIdentifierFlightsClimbed"]) == .ignored)
-        #expect(AppleHealthRecord.sample(steps(-5, "2024-06-01 08:00:00 +0200", "2024-06-01 08:10:00 +0200", source: "x"))
-                == .bad("value -5 is not a number ≥ 0"))
-        #expect(AppleHealthRecord.sample(steps(5, "2024-06-01T08:00:00Z", "2024-06-01 08:10:00 +0200", source: "x"))
-                == .bad("unreadable startDate 2024-06-01T08:00:00Z"))
-        #expect(AppleHealthRecord.sample(["type": "HKCategoryTypeIdentifierSleepAnalysis", "value": "HKCategoryValueSleepAnalysisDreaming"])
+        #expect(record(["type": "HKQuantityTypeIdentifierFlightsClimbed"]) == .ignored)
+        #expect(record(steps(-5, "2024-06-01 08:00:00 +0200", "2024-06-01 08:10:00 +0200", source: "x")) == .bad("value -5 is not a number ≥ 0"))
+        #expect(record(steps(5, "2024-06-01T08:00:00Z", "2024-06-01 08:10:00 +0200", source: "x")) == .bad("unreadable startDate 2024-06-01T08:00:00Z"))
+        #expect(record(["type": "HKCategoryTypeIdentifierSleepAnalysis", "value": "HKCategoryValueSleepAnalysisDreaming"])
                 == .bad("unknown sleep value HKCategoryValueSleepAnalysisDreaming"))
     }
 

@@ -8,11 +8,14 @@ struct StartTagScannerTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("fixtures/health/export-small.xml").path
 
-    func tags(blockSize: Int) throws -> [StartTagScanner.Tag] {
-        var scanner = StartTagScanner(path: Self.fixture, names: ["Record", "Workout", "WorkoutStatistics", "ActivitySummary"])
+    /// A tag copied out of the scanner's buffer.
+    struct Seen { var name: String; var attributes: [String: String]; var line: Int }
+
+    func tags(blockSize: Int) throws -> [Seen] {
+        var scanner = StartTagScanner(stream: try FileByteStream(path: Self.fixture), names: ["Record", "Workout", "WorkoutStatistics", "ActivitySummary"])
         scanner.blockSize = blockSize
-        var out: [StartTagScanner.Tag] = []
-        try scanner.scan { out.append($0) }
+        var out: [Seen] = []
+        try scanner.scan { out.append(Seen(name: $0.name, attributes: $0.attributes, line: $0.line)) }
         return out
     }
 
@@ -45,8 +48,15 @@ struct StartTagScannerTests {
         #expect(text.withUnsafeBufferPointer { StartTagScanner.decodeEntities($0) } == "a&b <c> \"d' é😀 &unknown; &")
     }
 
+    @Test func onlyTheAttributesAskedForAreLookedUp() throws {
+        var values: [String?] = []
+        try StartTagScanner(stream: try FileByteStream(path: Self.fixture), names: ["Record"]).scan { tag in
+            values.append(tag.value("sourceName")); values.append(tag.value("nope"))
+        }
+        #expect(values.prefix(4) == ["Anna's Apple Watch", nil, "Anna’s iPhone", nil])
+    }
+
     @Test func aMissingFileIsOneLine() {
-        let scanner = StartTagScanner(path: "/nonexistent/export.xml", names: ["Record"])
-        #expect(throws: StartTagScanner.Failure.self) { try scanner.scan { _ in } }
+        #expect(throws: HealthReadError("cannot open: No such file or directory")) { try FileByteStream(path: "/nonexistent/export.xml") }
     }
 }
