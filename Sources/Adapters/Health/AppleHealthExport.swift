@@ -23,6 +23,7 @@ enum AppleHealthExport: HealthReader {
             stream = try ZipEntryStream(file) { $0 == "export.xml" || $0.hasSuffix("/export.xml") }
         }
         var workout: WorkoutTag?
+        var records = AppleHealthRecord.Mapper()
         func finishWorkout() throws(HealthReadError) {
             guard let w = workout else { return }
             workout = nil
@@ -38,7 +39,7 @@ enum AppleHealthExport: HealthReader {
                 try finishWorkout()             // statistics follow their workout; any other tag ends it
                 switch tag.name {
                 case "Record":
-                    switch AppleHealthRecord.sample(tag.value) {
+                    switch records.sample(tag) {
                     case .sample(let sample): try out.add(sample, line: tag.line)
                     case .ignored: break
                     case .bad(let reason): out.bad(line: tag.line, reason)

@@ -26,27 +26,50 @@ enum AppleHealthRecord {
         "HKCategoryValueSleepAnalysisAwake": .awake,
     ]
 
-    /// The sample of one Record, from its attributes (`attribute(name)` gives one, decoded).
-    static func sample(_ attribute: (String) -> String?) -> Outcome {
-        guard let type = attribute("type") else { return .bad("Record without a type") }
-        let kind: HealthSample.Kind
-        if let quantity = quantityKinds[type] { kind = quantity }
-        else if type == "HKCategoryTypeIdentifierSleepAnalysis" {
-            guard let stage = attribute("value").flatMap({ sleepStages[$0] }) else { return .bad("unknown sleep value \(attribute("value") ?? "(none)")") }
-            kind = .sleep(stage)
-        } else { return .ignored }
-        guard let (start, offset) = attribute("startDate").flatMap(parseDate) else { return .bad("unreadable startDate \(attribute("startDate") ?? "(none)")") }
-        guard let (end, _) = attribute("endDate").flatMap(parseDate), end >= start else { return .bad("unreadable or early endDate \(attribute("endDate") ?? "(none)")") }
-        var value: Double
-        if case .sleep = kind { value = end - start } else {
-            guard let v = attribute("value").flatMap(Double.init), v.isFinite, v >= 0 else { return .bad("value \(attribute("value") ?? "(none)") is not a number ≥ 0") }
-            value = v
-            if attribute("unit") == "kJ" { value /= 4.184 }          // energy is rolled up in kcal
+    /// Maps Record tags to samples from their raw attribute bytes. An export repeats a few
+    /// types and sources millions of times, so the last type's kind and the sources' names are
+    /// remembered rather than made into strings per record.
+    struct Mapper {
+        private var lastType: [UInt8] = []
+        private var lastKind: HealthSample.Kind??           // nil: none yet; .some(nil): ignored
+        private var sources: [([UInt8], String)] = []
+
+        mutating func sample(_ tag: StartTagScanner.Tag) -> Outcome {
+            guard let type = tag.raw("type") else { return .bad("Record without a type") }
+            if lastKind == nil || !type.elementsEqual(lastType) {
+                let name = String(decoding: type, as: UTF8.self)
+                lastType = Array(type)
+                lastKind = .some(quantityKinds[name] ?? (name == "HKCategoryTypeIdentifierSleepAnalysis" ? .sleep(.asleep) : nil))
+            }
+            guard var kind = lastKind! else { return .ignored }
+            if case .sleep = kind {
+                guard let stage = tag.value("value").flatMap({ sleepStages[$0] }) else { return .bad("unknown sleep value \(tag.value("value") ?? "(none)")") }
+                kind = .sleep(stage)
+            }
+            guard let (start, offset) = tag.raw("startDate").flatMap(parseDate) else { return .bad("unreadable startDate \(tag.value("startDate") ?? "(none)")") }
+            guard let (end, _) = tag.raw("endDate").flatMap(parseDate), end >= start else {
+                return .bad("unreadable or early endDate \(tag.value("endDate") ?? "(none)")")
+            }
+            var value: Double
+            if case .sleep = kind { value = end - start } else {
+                guard let v = tag.raw("value").flatMap(JSONScanner.number), v.isFinite, v >= 0 else {
+                    return .bad("value \(tag.value("value") ?? "(none)") is not a number ≥ 0")
+                }
+                value = v
+                if let unit = tag.raw("unit"), unit.elementsEqual("kJ".utf8) { value /= 4.184 }   // energy is rolled up in kcal
+            }
+            // The source is the app or device name: the `device` attribute holds a memory address
+            // (`<<HKDevice: 0x283b1c2d0>, …`) that changes between exports, so it cannot be part of the identity.
+            return .sample(HealthSample(kind: kind, start: start, end: end, offset: offset, value: value, source: source(tag.raw("sourceName"))))
         }
-        // The source is the app or device name: the `device` attribute holds a memory address
-        // (`<<HKDevice: 0x283b1c2d0>, …`) that changes between exports, so it cannot be part of the identity.
-        return .sample(HealthSample(kind: kind, start: start, end: end, offset: offset, value: value,
-                                    source: attribute("sourceName") ?? ""))
+
+        private mutating func source(_ raw: UnsafeBufferPointer<UInt8>?) -> String {
+            guard let raw else { return "" }
+            if let known = sources.first(where: { $0.0.elementsEqual(raw) }) { return known.1 }
+            let name = StartTagScanner.decodeEntities(raw)
+            if sources.count < 64 { sources.append((Array(raw), name)) }
+            return name
+        }
     }
 
     /// `2024-06-01 08:00:00 +0200` → (seconds since 1970 UTC, offset in seconds).

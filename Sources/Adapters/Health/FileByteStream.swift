@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import IngestCore
 #if canImport(Glibc)
@@ -10,14 +11,30 @@ protocol ByteStream: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthReadError) -> Int
 }
 
-/// A file read from an offset, optionally feeding every byte read to a digest (the file's
-/// content hash is taken while it is parsed, not in a second pass over a multi-GB export).
+/// A file's content hash, taken while the file is parsed rather than in a second pass over a
+/// multi-GB export, on its own thread: the parsing thread only copies each block.
+final class ContentHasher: @unchecked Sendable {
+    // The digest is touched only on `queue`, one block after another.
+    private let digest = StreamingDigest()
+    private let queue = DispatchQueue(label: "hearthloom.health.hash")
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        let copy = [UInt8](bytes)
+        queue.async { copy.withUnsafeBytes { self.digest.update($0) } }
+    }
+
+    /// Waits for the blocks given so far, then finishes the hash (32 hex digits).
+    func finish() -> String { queue.sync { digest.finishHex(length: 32) } }
+}
+
+/// A file read from an offset, optionally feeding every byte read to a ``ContentHasher``.
 final class FileByteStream: ByteStream {
     private let fd: Int32
     let path: String
-    private let digest: StreamingDigest?
+    private let digest: ContentHasher?
 
-    init(path: String, offset: Int64 = 0, digest: StreamingDigest? = nil) throws(HealthReadError) {
+    init(path: String, offset: Int64 = 0, digest: ContentHasher? = nil) throws(HealthReadError) {
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw HealthReadError("cannot open: \(String(cString: strerror(errno)))") }
         self.path = path; self.digest = digest

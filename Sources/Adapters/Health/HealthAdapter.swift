@@ -98,14 +98,18 @@ public struct HealthAdapter: DeviceAdapter {
             return
         }
         record.format = reader.format
-        let digest = StreamingDigest()
+        let digest = ContentHasher()
         var input = HealthInput(path: path, digest: digest)
         if let old, reader.appendable, old.format == reader.format, old.inode == file.inode, file.size > old.size,
            (try? HealthAdapter.prefixHash(path, old.size, also: digest)) == old.hash {
             input.offset = old.size          // it only grew: read the new rows
         }
+        let began = ContinuousClock.now
         let outcome = try await parse(input, with: reader, into: sink)
-        record.hash = digest.finishHex(length: 32)
+        record.hash = digest.finish()
+        let seconds = HealthAdapter.seconds(since: began)
+        let rate = Int(Double(file.size - input.offset) / 1e6 / max(seconds, 1e-6))
+        Log.info("\(path): \(outcome.records) records read as \(reader.format) in \(HealthAdapter.text(seconds)) s (\(rate) MB/s)")
         if outcome.bad > 0 { await sink.warn("\(path): \(outcome.bad) bad records skipped; the first at \(outcome.firstBad ?? "?")") }
         for note in outcome.notes { await sink.warn("\(path): \(note)") }
         if let failure = outcome.failure { await sink.warn("\(path): \(failure); kept what was read before it") }
@@ -122,6 +126,8 @@ public struct HealthAdapter: DeviceAdapter {
     }
 
     struct Outcome: Sendable {
+        /// Samples and workouts read (before deduplication).
+        var records = 0
         var bad = 0
         var firstBad: String?
         var notes: [String] = []
@@ -146,7 +152,7 @@ public struct HealthAdapter: DeviceAdapter {
             var failure: String?
             do throws(HealthReadError) { try job.reader.read(job.input, settings, into: collector) } catch { failure = error.description }
             do throws(HealthReadError) { try collector.flushNow() } catch { failure = failure ?? error.description }
-            result.withLock { $0 = Outcome(bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
+            result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
         }
         var committer = ChunkCommitter(sink)
@@ -176,7 +182,7 @@ public struct HealthAdapter: DeviceAdapter {
 
     /// The hash of the first `count` bytes (how the file looked when last read), feeding the same
     /// bytes to `also`, the whole file's digest.
-    static func prefixHash(_ path: String, _ count: Int64, also: StreamingDigest) throws -> String {
+    static func prefixHash(_ path: String, _ count: Int64, also: ContentHasher) throws -> String {
         let prefix = StreamingDigest()
         let stream = try FileByteStream(path: path)
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -195,29 +201,69 @@ public struct HealthAdapter: DeviceAdapter {
     // MARK: - Rolling up
 
     /// Rolls every dirty day up into items, queuing those whose version changed and a tombstone
-    /// for a sleep or workout key the day no longer has.
+    /// for a sleep or workout key the day no longer has. Days are read in batches and rolled up
+    /// on every core while the previous batch is queued.
     private func rollUp(into sink: some ItemSink) async throws {
+        let began = ContinuousClock.now
         var committer = ChunkCommitter(sink)
-        var queued: [Item] = []
-        var changes = AnchorChanges()
-        for bucket in try await sink.dirtySampleBuckets() {
-            let stored = try await sink.sampleBucket(bucket)
-            let produced = items.items(stored.samples.compactMap(HealthSampleCodec.decode))
-            let sent = SentItems(stored.sent)
-            var now = SentItems()
-            for item in produced {
-                now.versions[item.key] = item.version ?? ""
-                if sent.versions[item.key] != item.version { queued.append(item) }
+        let dirty = try await sink.dirtySampleBuckets()
+        for start in stride(from: 0, to: dirty.count, by: 128) {
+            var read: [(String, SampleBucket)] = []
+            for bucket in dirty[start..<min(start + 128, dirty.count)] { read.append((bucket, try await sink.sampleBucket(bucket))) }
+            let stored = read, items = self.items
+            let rolled = await withTaskGroup(of: [(Int, [Item], SettledBucket)].self) { group in
+                let lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+                for lane in 0..<lanes {
+                    group.addTask {
+                        var out: [(Int, [Item], SettledBucket)] = []
+                        for i in stride(from: lane, to: stored.count, by: lanes) {
+                            let (queued, settled) = HealthAdapter.rollUp(stored[i].1, items)
+                            out.append((i, queued, settled))
+                        }
+                        return out
+                    }
+                }
+                var all = [([Item], SettledBucket)?](repeating: nil, count: stored.count)
+                for await part in group { for (i, queued, settled) in part { all[i] = (queued, settled) } }
+                return all
             }
-            for key in sent.versions.keys.sorted() where now.versions[key] == nil { queued.append(.tombstone(endpoint: .health, key: key)) }
-            changes.settled[bucket] = SettledBucket(sent: now.encoded, dirt: stored.dirt)
-            if queued.count >= 500 || changes.settled.count >= 256 {
-                try await committer.commit(queued, anchor: changes)
-                queued = []; changes = AnchorChanges()
+            var changes = AnchorChanges()
+            var queued: [Item] = []
+            for (i, result) in rolled.enumerated() {
+                guard let (bucketItems, settled) = result else { continue }
+                queued += bucketItems
+                changes.settled[stored[i].0] = settled
             }
+            try await committer.commit(queued, anchor: changes)
         }
-        if !changes.isEmpty || !queued.isEmpty { try await committer.commit(queued, anchor: changes) }
         try await committer.finish()
+        if !dirty.isEmpty { Log.info("health: \(dirty.count) days rolled up in \(HealthAdapter.text(HealthAdapter.seconds(since: began))) s") }
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let (whole, atto) = (ContinuousClock.now - start).components
+        return Double(whole) + Double(atto) / 1e18
+    }
+
+    /// Seconds to two decimals.
+    private static func text(_ seconds: Double) -> String {
+        let hundredths = Int((seconds * 100).rounded())
+        return "\(hundredths / 100)." + CivilCalendar.pad(hundredths % 100, 2)
+    }
+
+    /// One day's items that differ from what went out for it, tombstones for keys it lost, and
+    /// what to remember as sent.
+    static func rollUp(_ stored: SampleBucket, _ items: HealthItems) -> ([Item], SettledBucket) {
+        let produced = items.items(stored.samples.compactMap(HealthSampleCodec.decode))
+        let sent = SentItems(stored.sent)
+        var now = SentItems()
+        var queued: [Item] = []
+        for item in produced {
+            now.versions[item.key] = item.version ?? ""
+            if sent.versions[item.key] != item.version { queued.append(item) }
+        }
+        for key in sent.versions.keys.sorted() where now.versions[key] == nil { queued.append(.tombstone(endpoint: .health, key: key)) }
+        return (queued, SettledBucket(sent: now.encoded, dirt: stored.dirt))
     }
 }
 

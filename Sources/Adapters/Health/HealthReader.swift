@@ -34,7 +34,7 @@ struct HealthInput {
     var path: String
     /// Where to start: 0, or the size already read when an append-friendly format (CSV) grew.
     var offset: Int64 = 0
-    var digest: StreamingDigest? = nil
+    var digest: ContentHasher? = nil
 
     /// The whole file from `offset`, for formats read at once; a file over `limit` bytes is refused
     /// (streamed formats have no limit).
@@ -109,9 +109,13 @@ final class HealthCollector {
 
     func note(_ text: String) { if !notes.contains(text) { notes.append(text) } }
 
+    /// Samples and workouts handed on so far.
+    private(set) var handedOn = 0
+
     /// Hands on what is held (the adapter calls it once more at the end).
     func flushNow() throws(HealthReadError) {
         guard let flush, !samples.isEmpty || !workouts.isEmpty else { return }
+        handedOn += samples.count + workouts.count
         try flush(samples, workouts)
         samples.removeAll(keepingCapacity: true); workouts.removeAll(keepingCapacity: true)
     }

@@ -33,27 +33,29 @@ enum HealthSampleCodec {
 
     /// nil for bytes this version did not write (the store outlives builds).
     static func decode(_ bytes: [UInt8]) -> Record? {
-        var r = Reader(bytes: bytes)
-        switch r.byte() {
-        case 1:
-            guard let kind = kind(r.byte()) else { return nil }
-            let flags = r.byte()
-            var s = HealthSample(kind: kind, start: r.double(), end: r.double(), offset: r.int32(), value: r.double(), source: "")
-            s.daily = flags & 1 != 0
-            if flags & 2 != 0 { s.low = r.double() }
-            if flags & 4 != 0 { s.high = r.double() }
-            s.source = r.string()
-            return r.ok ? .sample(s) : nil
-        case 2:
-            let flags = r.byte()
-            let start = r.double(), end = r.double(), offset = r.int32()
-            let energy = flags & 1 != 0 ? r.double() : nil
-            let distance = flags & 2 != 0 ? r.double() : nil
-            let activity = r.string(), source = r.string()
-            return r.ok ? .workout(HealthWorkout(activity: activity, start: start, end: end, offset: offset,
-                                                 energyKcal: energy, distanceM: distance, source: source)) : nil
-        default:
-            return nil
+        bytes.withUnsafeBytes { raw in
+            var r = Reader(bytes: raw)
+            switch r.byte() {
+            case 1:
+                guard let kind = kind(r.byte()) else { return nil }
+                let flags = r.byte()
+                var s = HealthSample(kind: kind, start: r.double(), end: r.double(), offset: r.int32(), value: r.double(), source: "")
+                s.daily = flags & 1 != 0
+                if flags & 2 != 0 { s.low = r.double() }
+                if flags & 4 != 0 { s.high = r.double() }
+                s.source = r.string()
+                return r.ok ? .sample(s) : nil
+            case 2:
+                let flags = r.byte()
+                let start = r.double(), end = r.double(), offset = r.int32()
+                let energy = flags & 1 != 0 ? r.double() : nil
+                let distance = flags & 2 != 0 ? r.double() : nil
+                let activity = r.string(), source = r.string()
+                return r.ok ? .workout(HealthWorkout(activity: activity, start: start, end: end, offset: offset,
+                                                     energyKcal: energy, distanceM: distance, source: source)) : nil
+            default:
+                return nil
+            }
         }
     }
 
@@ -81,27 +83,25 @@ enum HealthSampleCodec {
         }
     }
 
+    /// Reads what `Writer` wrote; `ok` turns false (and values zero) past the end.
     private struct Reader {
-        let bytes: [UInt8]
+        let bytes: UnsafeRawBufferPointer
         var at = 0
         var ok = true
-        mutating func take(_ n: Int) -> ArraySlice<UInt8> {
-            guard ok, at + n <= bytes.count else { ok = false; return [] }
+        private mutating func take(_ n: Int) -> Int? {
+            guard ok, at + n <= bytes.count else { ok = false; return nil }
             defer { at += n }
-            return bytes[at..<(at + n)]
+            return at
         }
-        mutating func byte() -> UInt8 { take(1).first ?? 0 }
+        mutating func byte() -> UInt8 { take(1).map { bytes[$0] } ?? 0 }
         mutating func double() -> Double {
-            let b = take(8)
-            return b.count == 8 ? Double(bitPattern: b.reversed().reduce(0) { $0 << 8 | UInt64($1) }) : 0
+            take(8).map { Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0, as: UInt64.self))) } ?? 0
         }
-        mutating func int32() -> Int {
-            let b = take(4)
-            return b.count == 4 ? Int(Int32(bitPattern: b.reversed().reduce(0) { $0 << 8 | UInt32($1) })) : 0
-        }
+        mutating func int32() -> Int { take(4).map { Int(Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: $0, as: Int32.self))) } ?? 0 }
         mutating func string() -> String {
-            let lo = Int(byte()), hi = Int(byte())
-            return String(decoding: take(lo | hi << 8), as: UTF8.self)
+            let count = Int(byte()) | Int(byte()) << 8
+            guard let start = take(count) else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]), as: UTF8.self)
         }
     }
 }

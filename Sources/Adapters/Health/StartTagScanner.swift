@@ -17,17 +17,18 @@ struct StartTagScanner {
         /// Per attribute: name start, name end, value start, value end, in `bytes`.
         fileprivate var spans: ArraySlice<(Int, Int, Int, Int)>
 
+        /// One attribute's value as written, entities not decoded (a number, a date, a type name).
+        func raw(_ key: StaticString) -> UnsafeBufferPointer<UInt8>? {
+            let k = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+            for (ns, ne, vs, ve) in spans where ne - ns == k.count && memcmp(bytes.baseAddress! + ns, k.baseAddress!, k.count) == 0 {
+                return UnsafeBufferPointer(rebasing: bytes[vs..<ve])
+            }
+            return nil
+        }
+
         /// One attribute's value with the five XML entities and character references decoded.
         /// Only what is asked for is decoded: a Record's long `device` attribute never is.
-        func value(_ key: String) -> String? {
-            var key = key
-            return key.withUTF8 { k in
-                for (ns, ne, vs, ve) in spans where ne - ns == k.count && memcmp(bytes.baseAddress! + ns, k.baseAddress!, k.count) == 0 {
-                    return StartTagScanner.decodeEntities(UnsafeBufferPointer(rebasing: bytes[vs..<ve]))
-                }
-                return nil
-            }
-        }
+        func value(_ key: StaticString) -> String? { raw(key).map(StartTagScanner.decodeEntities) }
 
         /// Every attribute, decoded.
         var attributes: [String: String] {

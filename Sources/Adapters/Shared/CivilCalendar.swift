@@ -32,9 +32,18 @@ enum CivilCalendar {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD`, written as bytes: a health export names the day of every one of its
+    /// millions of samples.
     static func dateText(year: Int, month: Int, day: Int) -> String {
-        pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        guard (0...9999).contains(year) else { return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) }
+        return String(unsafeUninitializedCapacity: 10) { b in
+            func put(_ value: Int, _ at: Int, _ width: Int) {
+                var v = value
+                for i in stride(from: at + width - 1, through: at, by: -1) { b[i] = UInt8(48 + v % 10); v /= 10 }
+            }
+            put(year, 0, 4); b[4] = 0x2D; put(month, 5, 2); b[7] = 0x2D; put(day, 8, 2)
+            return 10
+        }
     }
 
     /// A UTC offset in seconds as `+HH:MM` or `-HH:MM`.

@@ -14,8 +14,9 @@ struct DayRollupTests {
 
     func fixtureSamples() throws -> [HealthSample] {
         var out: [HealthSample] = []
+        var mapper = AppleHealthRecord.Mapper()
         try StartTagScanner(stream: try FileByteStream(path: StartTagScannerTests.fixture), names: ["Record"]).scan { tag in
-            if case .sample(let s) = AppleHealthRecord.sample(tag.value) { out.append(s) }
+            if case .sample(let s) = mapper.sample(tag) { out.append(s) }
         }
         return out
     }
@@ -51,7 +52,18 @@ struct DayRollupTests {
         #expect(days.map(\.timeZone) == ["+01:00", "+01:00", "-04:00", "+02:00"], "a tie goes to the earlier offset")
     }
 
-    func record(_ attributes: [String: String]) -> AppleHealthRecord.Outcome { AppleHealthRecord.sample { attributes[$0] } }
+    /// One `<Record …/>` with these attributes, written out, scanned and mapped as an export's would be.
+    func record(_ attributes: [String: String]) -> AppleHealthRecord.Outcome {
+        func escaped(_ v: String) -> String { v.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;") }
+        let xml = "<HealthData>\n <Record " + attributes.keys.sorted().map { "\($0)=\"\(escaped(attributes[$0]!))\"" }.joined(separator: " ") + "/>\n</HealthData>\n"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString).xml").path
+        FileManager.default.createFile(atPath: path, contents: Data(xml.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var mapper = AppleHealthRecord.Mapper()
+        var outcome = AppleHealthRecord.Outcome.bad("no Record")
+        try? StartTagScanner(stream: try FileByteStream(path: path), names: ["Record"]).scan { outcome = mapper.sample($0) }
+        return outcome
+    }
 
     @Test func badRecordsAreNamedAndOtherTypesIgnored() {
         #expect(record(["type": "HKQuantityTypeIdentifierFlightsClimbed"]) == .ignored)
