@@ -124,7 +124,8 @@ struct HealthTests {
         // 100 + 50 + 200; two of three in +01:00. 10-28 00:30 is 10-27 23:30 in UTC.
         #expect(try rig.day("2024-10-27") == ["date": "2024-10-27", "tz": "+01:00", "steps": 350])
         #expect(try rig.day("2024-10-28") == ["date": "2024-10-28", "tz": "+01:00", "steps": 400])
-        #expect(try rig.stored().keys.sorted() == ["day:2024-10-27", "day:2024-10-28"], "no day by UTC")
+        let keys = try rig.stored().keys.sorted()
+        #expect(keys == ["day:2024-10-27", "day:2024-10-28"], "no day by UTC")
     }
 
     // MARK: - Two formats, one day
@@ -232,7 +233,8 @@ struct HealthTests {
         #expect(try rig.day("2024-05-01") == ["date": "2024-05-01", "tz": "+00:00", "steps": 8000, "resting_heart_rate": 55])
         #expect(try rig.day("2024-05-05") == ["date": "2024-05-05", "tz": "+00:00", "steps": 6000, "resting_heart_rate": 54])
         // The 10-million-step row is skipped as a row: its resting heart rate does not land either.
-        #expect(try rig.stored().keys.sorted() == ["day:2024-05-01", "day:2024-05-05"])
+        let keys = try rig.stored().keys.sorted()
+        #expect(keys == ["day:2024-05-01", "day:2024-05-05"])
     }
 
     @Test func aCutOffExportXMLKeepsItsRecordsBeforeTheCutWithOneWarning() throws {
