@@ -67,7 +67,7 @@ public enum FileSystem {
         var position = offset
         while filled < limit {
             if filled == out.count { out.append(contentsOf: [UInt8](repeating: 0, count: min(max(out.count, 65536), limit - filled))) }
-            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, $0.count - filled, off_t(position)) }
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, min($0.count, limit) - filled, off_t(position)) }
             if n < 0 { if errno == EINTR { continue }; throw FileSystemError(path: path, errno: errno, operation: "read") }
             if n == 0 { break }
             filled += n; position += Int64(n)
