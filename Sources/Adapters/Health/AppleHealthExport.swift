@@ -32,9 +32,12 @@ enum AppleHealthExport: HealthReader {
             case .failure(let reason): out.bad(line: w.line, reason.description)
             }
         }
-        let scanner = StartTagScanner(stream: stream, names: ["Record", "Workout", "WorkoutStatistics", "ActivitySummary"])
+        let scanner = StartTagScanner(stream: stream, names: ["Record", "Workout", "WorkoutStatistics", "ActivitySummary", "/HealthData"])
+        var closed = false
+        let lines: Int
         do throws(HealthReadError) {
-            try scanner.scan { (tag) throws(HealthReadError) in
+            lines = try scanner.scan { (tag) throws(HealthReadError) in
+                if tag.name == "/HealthData" { closed = true; return }
                 if tag.name == "WorkoutStatistics" { workout?.statistics.append(tag.attributes); return }
                 try finishWorkout()             // statistics follow their workout; any other tag ends it
                 switch tag.name {
@@ -58,6 +61,9 @@ enum AppleHealthExport: HealthReader {
             throw error
         }
         try finishWorkout()
+        // An export that stops before its root element's end was cut off (a copy or a download
+        // that did not finish): what came before counts, and the user hears of it.
+        if !closed { throw HealthReadError("cut off at line \(lines): no </HealthData> at the end") }
     }
 
     /// A Workout start tag and the WorkoutStatistics that follow it.
@@ -91,7 +97,7 @@ enum AppleHealthExport: HealthReader {
 
     /// `<ActivitySummary dateComponents="2024-06-01" activeEnergyBurned="512.3" activeEnergyBurnedUnit="kcal" …/>`:
     /// the day's active energy as the Activity rings showed it, with no time zone of its own.
-    static func activitySummary(_ a: [String: String], _ zone: TimeZone) -> Result<HealthSample?, HealthReadError> {
+    static func activitySummary(_ a: [String: String], _ zone: ZoneRules) -> Result<HealthSample?, HealthReadError> {
         guard let date = a["dateComponents"], let (y, m, d) = HealthUnits.date(date) else {
             return .failure(HealthReadError("ActivitySummary with unreadable dateComponents \(a["dateComponents"] ?? "(none)")"))
         }
@@ -136,7 +142,7 @@ enum HealthUnits {
 
     /// A whole local day's figure: from that day's midnight in `zone` to the next.
     static func dailySample(_ kind: HealthSample.Kind, year: Int, month: Int, day: Int, value: Double, source: String,
-                            in zone: TimeZone) -> HealthSample {
+                            in zone: ZoneRules) -> HealthSample {
         let (start, offset) = HealthTime.instant(year: year, month: month, day: day, in: zone)
         let next = CivilCalendar.date(days: CivilCalendar.days(year: year, month: month, day: day) + 1)
         let (end, _) = HealthTime.instant(year: next.year, month: next.month, day: next.day, in: zone)

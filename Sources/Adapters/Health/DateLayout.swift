@@ -11,14 +11,14 @@ struct WallTime: Equatable {
     var offset: Int?
 
     /// (seconds since 1970 UTC, offset): by the written offset, else the wall time in `zone`.
-    func instant(in zone: TimeZone) -> (Double, Int) {
+    func instant(in zone: ZoneRules) -> (Double, Int) {
         guard let offset else { return HealthTime.instant(year: year, month: month, day: day, hour: hour, minute: minute, second: second, in: zone) }
         let days = CivilCalendar.days(year: year, month: month, day: day)
         return (Double(days * 86_400 + hour * 3600 + minute * 60 - offset) + second, offset)
     }
 
     /// This date's local midnight and the next one in `zone` (23 or 25 hours apart across a DST change).
-    func dayBounds(in zone: TimeZone) -> (start: Double, end: Double, offset: Int) {
+    func dayBounds(in zone: ZoneRules) -> (start: Double, end: Double, offset: Int) {
         let (start, offset) = HealthTime.instant(year: year, month: month, day: day, in: zone)
         let next = CivilCalendar.date(days: CivilCalendar.days(year: year, month: month, day: day) + 1)
         return (start, HealthTime.instant(year: next.year, month: next.month, day: next.day, in: zone).0, offset)

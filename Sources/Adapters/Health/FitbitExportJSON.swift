@@ -102,7 +102,7 @@ enum FitbitExportJSON: HealthReader {
     /// the lowest minute of its local day, which is the basal rate Fitbit spreads evenly over
     /// resting minutes. A day the file holds only part of (a month file's first or last day in
     /// another zone) takes its floor from the minutes it has.
-    static func activeEnergy(_ minutes: [(start: Double, kcal: Double, line: Int)], zone: TimeZone, into out: HealthCollector) throws(HealthReadError) {
+    static func activeEnergy(_ minutes: [(start: Double, kcal: Double, line: Int)], zone: ZoneRules, into out: HealthCollector) throws(HealthReadError) {
         var floor: [String: Double] = [:]
         var valid: [(start: Double, offset: Int, kcal: Double, day: String, line: Int)] = []
         for m in minutes {
@@ -130,7 +130,7 @@ enum FitbitExportJSON: HealthReader {
     /// One sleep log: `levels.data` gives the stages back to back; in "stages" logs
     /// `levels.shortData` marks short wakes (up to 3 min) inside them, which Fitbit does not count
     /// as sleep, so they are cut out of the stages and kept as awake.
-    static func sleep(_ log: JSONValue, line: Int, zone: TimeZone, into out: HealthCollector) throws(HealthReadError) {
+    static func sleep(_ log: JSONValue, line: Int, zone: ZoneRules, into out: HealthCollector) throws(HealthReadError) {
         let id = log["logId"].map { String(decoding: $0.encoded, as: UTF8.self) } ?? "?"
         func entries(_ key: String) -> [(start: Double, end: Double, offset: Int, stage: HealthSample.SleepStage)] {
             var list: [(start: Double, end: Double, offset: Int, stage: HealthSample.SleepStage)] = []
@@ -181,7 +181,7 @@ enum FitbitExportJSON: HealthReader {
     }
 
     /// `2024-05-31T23:10:00.000` in `zone` → (instant, offset).
-    static func localDateTime(_ text: String, in zone: TimeZone) -> (Double, Int)? {
+    static func localDateTime(_ text: String, in zone: ZoneRules) -> (Double, Int)? {
         let b = Array(text.utf8)
         guard b.count >= 19, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A,
               let y = digits(b, 0, 4), let m = digits(b, 5, 2), let d = digits(b, 8, 2), let h = digits(b, 11, 2),

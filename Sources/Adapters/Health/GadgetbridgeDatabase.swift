@@ -99,7 +99,7 @@ enum GadgetbridgeDatabase: HealthReader {
         var row: Int
     }
 
-    static func readActivity(_ db: SQLiteDatabase, _ table: String, _ columns: Set<String>, _ zone: TimeZone,
+    static func readActivity(_ db: SQLiteDatabase, _ table: String, _ columns: Set<String>, _ zone: ZoneRules,
                              _ source: (Int64) -> String, into out: HealthCollector) throws(HealthReadError) {
         func column(_ name: String) -> String { columns.contains(name) ? quoted(name) : "NULL" }
         let sql = "SELECT TIMESTAMP, DEVICE_ID, \(column("STEPS")), \(column("HEART_RATE")), \(column("RAW_KIND")) FROM \(quoted(table)) ORDER BY DEVICE_ID, TIMESTAMP"
@@ -173,7 +173,7 @@ enum GadgetbridgeDatabase: HealthReader {
     /// rather than stretched over the day.
     static let longestStage: Int64 = 6 * 3600
 
-    static func readStages(_ db: SQLiteDatabase, _ table: String, _ codes: [Int64: HealthSample.SleepStage], _ zone: TimeZone,
+    static func readStages(_ db: SQLiteDatabase, _ table: String, _ codes: [Int64: HealthSample.SleepStage], _ zone: ZoneRules,
                            _ source: (Int64) -> String, into out: HealthCollector) throws(HealthReadError) {
         let sql = "SELECT TIMESTAMP, DEVICE_ID, STAGE FROM \(quoted(table)) ORDER BY DEVICE_ID, TIMESTAMP"
         var pending: HealthReadError?

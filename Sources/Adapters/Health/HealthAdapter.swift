@@ -49,7 +49,7 @@ public struct HealthAdapter: DeviceAdapter {
         forced = HealthAdapter.readers.first { $0.format == format }
         var settings = HealthSettings()
         if let zone = section.string("TimeZone") {
-            guard let tz = TimeZone(identifier: zone) else { throw ConfigError(file: config.file, key: "TimeZone", "unknown time zone \(zone); use an IANA name such as Europe/Berlin") }
+            guard let tz = ZoneRules(named: zone) else { throw ConfigError(file: config.file, key: "TimeZone", "unknown time zone \(zone) (no such file in /usr/share/zoneinfo); use an IANA name such as Europe/Berlin") }
             settings.timeZone = tz
         }
         for field in HealthAdapter.columnFields { if let column = section.string("Column.\(field)") { settings.columns[field] = column } }

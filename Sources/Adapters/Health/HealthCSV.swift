@@ -97,7 +97,7 @@ enum HealthCSV {
     /// `input.offset` is read), then each row into samples. A row with the wrong number of
     /// fields, an unreadable date or a cell that is not a number is skipped as bad. Row lines are
     /// physical lines; in a read from an offset they count from there.
-    static func read(_ input: HealthInput, format: String, source: String, zone: TimeZone, into out: HealthCollector,
+    static func read(_ input: HealthInput, format: String, source: String, zone: ZoneRules, into out: HealthCollector,
                      plan: ([String]) throws(HealthReadError) -> HealthCSVPlan) throws(HealthReadError) {
         var rows: CSVRows
         let header: [String]
@@ -135,14 +135,17 @@ enum HealthCSV {
                 }
                 values.append((meaning, value))
             }
-            for sample in samples(values, at: time, zone: zone, source: source) { try out.add(sample, line: line) }
+            // A row is one reading: a 10-million-step row is wrong as a whole, its other cells too.
+            let rowSamples = samples(values, at: time, zone: zone, source: source)
+            if let why = rowSamples.lazy.compactMap(\.implausibility).first { out.bad(line: line, why + whence); continue }
+            for sample in rowSamples { try out.add(sample, line: line) }
         }
     }
 
     /// One row's samples. A date-time row gives points; a date-only row gives daily figures from
     /// local midnight to the next, and its sleep starts at that midnight (the roll-up measures
     /// sleep by its interval, and the night lands on the row's date, the day of waking).
-    static func samples(_ values: [(HealthColumn, Double)], at time: WallTime, zone: TimeZone, source: String) -> [HealthSample] {
+    static func samples(_ values: [(HealthColumn, Double)], at time: WallTime, zone: ZoneRules, source: String) -> [HealthSample] {
         let (start, end, offset): (Double, Double, Int)
         if time.hasTime { let (instant, o) = time.instant(in: zone); (start, end, offset) = (instant, instant, o) }
         else { (start, end, offset) = time.dayBounds(in: zone) }

@@ -55,7 +55,7 @@ struct HealthInput {
 /// The adapter's settings readers use.
 struct HealthSettings: Sendable {
     /// For times an export writes without an offset (Health Auto Export CSV, Fitbit, spreadsheets).
-    var timeZone: TimeZone = .current
+    var timeZone: ZoneRules = .system
     /// Column-mapped CSV: field → column header. Fields: `steps`, `active_energy`, `resting_heart_rate`,
     /// `heart_rate`, `heart_rate_min`, `heart_rate_max`, `hrv`, `sleep` (hours), `sleep_minutes`.
     var columns: [String: String] = [:]

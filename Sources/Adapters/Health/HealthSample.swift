@@ -111,7 +111,7 @@ enum HealthTime {
     /// A wall-clock time in `zone` (an export's local time without offset) as (instant, offset).
     /// A time in a DST gap or fold takes the offset in force just before it.
     static func instant(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Double = 0,
-                        in zone: TimeZone) -> (Double, Int) {
+                        in zone: ZoneRules) -> (Double, Int) {
         let wall = Double(CivilCalendar.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60) + second
         // The offsets in force a day before and a day after: an offset fits when the instant it
         // gives really has it. Both fit in a fold and neither in a gap; then the earlier one wins.
@@ -136,7 +136,7 @@ enum HealthTime {
     }
 
     /// The offset `zone` had at `instant`.
-    static func offset(at instant: Double, in zone: TimeZone) -> Int {
+    static func offset(at instant: Double, in zone: ZoneRules) -> Int {
         zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant))
     }
 }

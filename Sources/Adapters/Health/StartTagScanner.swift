@@ -52,9 +52,11 @@ struct StartTagScanner {
         self.names = names.sorted()
     }
 
-    /// Calls `body` with each wanted start tag, in file order. A read error ends the scan after
-    /// every complete tag before it was given.
-    func scan(_ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) {
+    /// Calls `body` with each wanted start tag, in file order (an end tag is wanted as `/Name`).
+    /// A read error ends the scan after every complete tag before it was given.
+    /// - Returns: the number of lines read.
+    @discardableResult
+    func scan(_ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) -> Int {
         var buffer: [UInt8] = []
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { block.deallocate() }
@@ -62,7 +64,7 @@ struct StartTagScanner {
         var spans: [(Int, Int, Int, Int)] = []
         while true {
             let n = try stream.read(into: block)
-            if n == 0 { return }          // a tag cut by the end of the file is dropped
+            if n == 0 { return line }          // a tag cut by the end of the file is dropped
             buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[0..<n]))
             var failure: HealthReadError?
             let consumed = buffer.withUnsafeBufferPointer { bytes in
@@ -86,8 +88,8 @@ struct StartTagScanner {
             }
             line += newlines(bytes, i, lt)
             guard let gt = index(of: 0x3E, in: bytes, from: lt + 1) else { return lt }   // the tag goes on in the next block
-            // The name runs to the first space, `/` or `>`.
-            var nameEnd = lt + 1
+            // The name runs to the first space, `/` or `>` (an end tag's name keeps its `/`).
+            var nameEnd = lt + 1 < gt && bytes[lt + 1] == 0x2F ? lt + 2 : lt + 1
             while nameEnd < gt, !isSpace(bytes[nameEnd]), bytes[nameEnd] != 0x2F { nameEnd += 1 }
             let name = UnsafeBufferPointer(rebasing: bytes[(lt + 1)..<nameEnd])
             if let wanted = names.first(where: { $0.utf8.elementsEqual(name) }) {

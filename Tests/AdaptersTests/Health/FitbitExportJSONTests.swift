@@ -10,7 +10,7 @@ struct FitbitExportJSONTests {
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("fixtures/health/" + relative).path
     }
 
-    static let berlin = HealthSettings(timeZone: TimeZone(identifier: "Europe/Berlin")!)
+    static let berlin = HealthSettings(timeZone: ZoneRules(named: "Europe/Berlin")!)
     static let midnightUTC = 1_711_843_200.0          // 2024-03-31 00:00 UTC
 
     func read(_ name: String) throws -> HealthCollector {

@@ -6,7 +6,7 @@ import Testing
 /// A Gadgetbridge export built from `fixtures/health/gadgetbridge/gadgetbridge.sql` (two device
 /// families around Berlin's switch to summer time), plus garbage and a locked database.
 struct GadgetbridgeDatabaseTests {
-    static let berlin = HealthSettings(timeZone: TimeZone(identifier: "Europe/Berlin")!)
+    static let berlin = HealthSettings(timeZone: ZoneRules(named: "Europe/Berlin")!)
     static let t = 1_711_843_200.0                    // 2024-03-31 00:00 UTC
 
     /// A fresh temporary folder, removed after `body`.
