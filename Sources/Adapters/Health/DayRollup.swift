@@ -40,22 +40,36 @@ struct DayRollup {
         return byDate.keys.sorted().map { date in day(date, byDate[date]!) }
     }
 
-    private func day(_ date: String, _ samples: [HealthSample]) -> Day {
+    /// One day from samples already known to count toward `date` (a stored day's bucket).
+    func day(_ date: String, _ samples: [HealthSample]) -> Day {
         var offsets: [Int: Int] = [:]
         for s in samples where !s.daily { offsets[s.offset, default: 0] += 1 }
         if offsets.isEmpty { for s in samples { offsets[s.offset, default: 0] += 1 } }
         let offset = offsets.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? 0
         var day = Day(date: date, timeZone: CivilCalendar.offsetText(offset))
-        day.steps = cumulative(samples.filter { $0.kind == .steps })
-        day.activeEnergy = cumulative(samples.filter { $0.kind == .activeEnergy })
-        day.restingHeartRate = mean(samples.filter { $0.kind == .restingHeartRate }.map(\.value))
-        let rates = samples.filter { $0.kind == .heartRate }
-        if let avg = mean(rates.map(\.value)), let lo = rates.map({ $0.low ?? $0.value }).min(), let hi = rates.map({ $0.high ?? $0.value }).max() {
-            day.heartRate = (lo, avg, hi)
+        // One pass sorts the samples by what they measure.
+        var steps: [HealthSample] = [], energy: [HealthSample] = [], resting: [Double] = [], hrv: [Double] = []
+        var asleep: [(Double, Double)] = []
+        var rates = 0, rateSum = 0.0, low = Double.infinity, high = -Double.infinity
+        for s in samples {
+            switch s.kind {
+            case .steps: steps.append(s)
+            case .activeEnergy: energy.append(s)
+            case .restingHeartRate: resting.append(s.value)
+            case .hrv: hrv.append(s.value)
+            case .heartRate:
+                rates += 1; rateSum += s.value
+                low = min(low, s.low ?? s.value); high = max(high, s.high ?? s.value)
+            case .sleep(let stage) where stage != .inBed && stage != .awake: asleep.append((s.start, s.end))
+            case .sleep, .basalEnergy: break
+            }
         }
-        day.hrv = mean(samples.filter { $0.kind == .hrv }.map(\.value))
-        let asleep = samples.filter { if case .sleep(let stage) = $0.kind { stage != .inBed && stage != .awake } else { false } }
-        if !asleep.isEmpty { day.sleepSeconds = DayRollup.covered(asleep.map { ($0.start, $0.end) }) }
+        day.steps = cumulative(steps)
+        day.activeEnergy = cumulative(energy)
+        day.restingHeartRate = mean(resting)
+        if rates > 0 { day.heartRate = (low, rateSum / Double(rates), high) }
+        day.hrv = mean(hrv)
+        if !asleep.isEmpty { day.sleepSeconds = DayRollup.covered(asleep) }
         return day
     }
 

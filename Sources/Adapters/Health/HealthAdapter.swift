@@ -217,7 +217,7 @@ public struct HealthAdapter: DeviceAdapter {
                     group.addTask {
                         var out: [(Int, [Item], SettledBucket)] = []
                         for i in stride(from: lane, to: stored.count, by: lanes) {
-                            let (queued, settled) = HealthAdapter.rollUp(stored[i].1, items)
+                            let (queued, settled) = HealthAdapter.rollUp(date: stored[i].0, stored[i].1, items)
                             out.append((i, queued, settled))
                         }
                         return out
@@ -253,8 +253,9 @@ public struct HealthAdapter: DeviceAdapter {
 
     /// One day's items that differ from what went out for it, tombstones for keys it lost, and
     /// what to remember as sent.
-    static func rollUp(_ stored: SampleBucket, _ items: HealthItems) -> ([Item], SettledBucket) {
-        let produced = items.items(stored.samples.compactMap(HealthSampleCodec.decode))
+    static func rollUp(date: String, _ stored: SampleBucket, _ items: HealthItems) -> ([Item], SettledBucket) {
+        var decoder = HealthSampleCodec.Decoder()
+        let produced = items.items(date: date, stored.samples.compactMap { decoder.decode($0) })
         let sent = SentItems(stored.sent)
         var now = SentItems()
         var queued: [Item] = []

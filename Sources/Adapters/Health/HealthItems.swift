@@ -7,7 +7,8 @@ import IngestCore
 struct HealthItems {
     var rollup: DayRollup
 
-    func items(_ records: [HealthSampleCodec.Record]) -> [Item] {
+    /// The items of the day `date`, from the samples and workouts that count toward it.
+    func items(date: String, _ records: [HealthSampleCodec.Record]) -> [Item] {
         var samples: [HealthSample] = []
         var workouts: [HealthWorkout] = []
         for record in records {
@@ -17,7 +18,7 @@ struct HealthItems {
             }
         }
         var items: [Item] = []
-        for day in rollup.days(samples) where day.hasFigures { items.append(dayItem(day)) }
+        if !samples.isEmpty, case let day = rollup.day(date, samples), day.hasFigures { items.append(dayItem(day)) }
         items += sleepSessions(samples).map(sleepItem)
         items += workoutItems(workouts)
         return items

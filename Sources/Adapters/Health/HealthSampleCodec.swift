@@ -31,31 +31,39 @@ enum HealthSampleCodec {
         return StoredSample(bucket: HealthTime.localDate(of: workout.start, offset: workout.offset), data: w.bytes)
     }
 
-    /// nil for bytes this version did not write (the store outlives builds).
-    static func decode(_ bytes: [UInt8]) -> Record? {
-        bytes.withUnsafeBytes { raw in
-            var r = Reader(bytes: raw)
-            switch r.byte() {
-            case 1:
-                guard let kind = kind(r.byte()) else { return nil }
-                let flags = r.byte()
-                var s = HealthSample(kind: kind, start: r.double(), end: r.double(), offset: r.int32(), value: r.double(), source: "")
-                s.daily = flags & 1 != 0
-                if flags & 2 != 0 { s.low = r.double() }
-                if flags & 4 != 0 { s.high = r.double() }
-                s.source = r.string()
-                return r.ok ? .sample(s) : nil
-            case 2:
-                let flags = r.byte()
-                let start = r.double(), end = r.double(), offset = r.int32()
-                let energy = flags & 1 != 0 ? r.double() : nil
-                let distance = flags & 2 != 0 ? r.double() : nil
-                let activity = r.string(), source = r.string()
-                return r.ok ? .workout(HealthWorkout(activity: activity, start: start, end: end, offset: offset,
-                                                     energyKcal: energy, distanceM: distance, source: source)) : nil
-            default:
-                return nil
-            }
+    /// Decodes a day's samples, making each source name a string once (a day repeats a few).
+    struct Decoder {
+        private var names: [([UInt8], String)] = []
+
+        /// nil for bytes this version did not write (the store outlives builds).
+        mutating func decode(_ bytes: [UInt8]) -> Record? {
+            bytes.withUnsafeBytes { raw in HealthSampleCodec.decode(raw, names: &names) }
+        }
+    }
+
+    private static func decode(_ raw: UnsafeRawBufferPointer, names: inout [([UInt8], String)]) -> Record? {
+        var r = Reader(bytes: raw, names: names)
+        defer { names = r.names }
+        switch r.byte() {
+        case 1:
+            guard let kind = kind(r.byte()) else { return nil }
+            let flags = r.byte()
+            var s = HealthSample(kind: kind, start: r.double(), end: r.double(), offset: r.int32(), value: r.double(), source: "")
+            s.daily = flags & 1 != 0
+            if flags & 2 != 0 { s.low = r.double() }
+            if flags & 4 != 0 { s.high = r.double() }
+            s.source = r.string()
+            return r.ok ? .sample(s) : nil
+        case 2:
+            let flags = r.byte()
+            let start = r.double(), end = r.double(), offset = r.int32()
+            let energy = flags & 1 != 0 ? r.double() : nil
+            let distance = flags & 2 != 0 ? r.double() : nil
+            let activity = r.string(), source = r.string()
+            return r.ok ? .workout(HealthWorkout(activity: activity, start: start, end: end, offset: offset,
+                                                 energyKcal: energy, distanceM: distance, source: source)) : nil
+        default:
+            return nil
         }
     }
 
@@ -78,14 +86,19 @@ enum HealthSampleCodec {
         mutating func double(_ d: Double) { var v = d.bitPattern.littleEndian; withUnsafeBytes(of: &v) { bytes += $0 } }
         mutating func int32(_ i: Int) { var v = Int32(clamping: i).littleEndian; withUnsafeBytes(of: &v) { bytes += $0 } }
         mutating func string(_ s: String) {
-            let utf8 = Array(s.utf8.prefix(0xFFFF))
-            byte(UInt8(utf8.count & 0xFF)); byte(UInt8(utf8.count >> 8)); bytes += utf8
+            var s = s
+            s.withUTF8 { utf8 in
+                let count = min(utf8.count, 0xFFFF)
+                byte(UInt8(count & 0xFF)); byte(UInt8(count >> 8)); bytes.append(contentsOf: utf8.prefix(count))
+            }
         }
     }
 
     /// Reads what `Writer` wrote; `ok` turns false (and values zero) past the end.
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
+        /// Strings already made, by their bytes.
+        var names: [([UInt8], String)]
         var at = 0
         var ok = true
         private mutating func take(_ n: Int) -> Int? {
@@ -101,7 +114,11 @@ enum HealthSampleCodec {
         mutating func string() -> String {
             let count = Int(byte()) | Int(byte()) << 8
             guard let start = take(count) else { return "" }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]), as: UTF8.self)
+            let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)])
+            if let known = names.first(where: { $0.0.elementsEqual(utf8) }) { return known.1 }
+            let text = String(decoding: utf8, as: UTF8.self)
+            if names.count < 16 { names.append((Array(utf8), text)) }
+            return text
         }
     }
 }
