@@ -8,6 +8,7 @@ usage: hae_rollup.py EXPORT.json
 """
 import json
 import sys
+import time
 from collections import defaultdict
 from datetime import datetime, timedelta
 
@@ -22,6 +23,7 @@ def number(x):
     return float(x)          # the app writes numbers as numbers or strings
 
 
+began = time.perf_counter()
 days = defaultdict(lambda: {"steps": 0.0, "energy": 0.0, "resting": [], "hr": [], "hr_min": None, "hr_max": None, "hrv": [], "sleep": 0.0})
 with open(sys.argv[1]) as f:
     doc = json.load(f)
@@ -57,5 +59,8 @@ checksum = 0.0
 for day, d in sorted(days.items()):
     mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
     checksum += d["steps"] + d["energy"] + mean(d["resting"]) + mean(d["hr"]) + (d["hr_min"] or 0) + (d["hr_max"] or 0) + mean(d["hrv"]) + d["sleep"]
+elapsed = time.perf_counter() - began
 print(f"{len(days)} days")
+print(f"steps {sum(d['steps'] for d in days.values()):.0f}")
+print(f"in-process {elapsed:.3f} s")
 print(f"checksum {checksum:.3f}")

@@ -2,11 +2,13 @@
 # The health adapter on a generated Health Auto Export JSON (bench/make-hae-json.py, 100 MB unless
 # HAE_MB says otherwise), beside the pure-Python reference (bench/hae_rollup.py: json.load plus
 # the same day roll-up):
-#   - agent: `run --dry-run` with one health adapter on the file (read, roll-up, day items;
-#     stdout to /dev/null);
-#   - Python: json.load + roll-up.
-# The goal is the agent at least 10× faster. Writes bench/out/health-json.txt (and the hyperfine
-# JSON beside it) and prints the same. Needs a release build, hyperfine and python3.
+#   - the same work in both, timed inside the process: the file read into samples and rolled up
+#     into days (Swift: HealthAutoExportJSON + DayRollup through the release-built test bundle's
+#     HealthReadBench; Python: json.load + its roll-up). The goal is the agent at least 10× faster;
+#   - whole processes (hyperfine): `run --dry-run` (read, deduplicate, roll up, print the items)
+#     and a whole `run` (also storing every sample durably and delivering the days), beside
+#     `python3 bench/hae_rollup.py`.
+# Writes bench/out/health-json.txt. Needs a release build, hyperfine and python3.
 . "$(dirname "$0")/common.sh"
 
 main() {
@@ -16,26 +18,43 @@ echo "python: $(python3 --version)"
 python3 bench/make-hae-json.py "$W/export.json" "${HAE_MB:-100}"
 mkdir -p "$W/config/adapters.d"
 printf '[Adapter]\nType=health\nPath=%s\n' "$W/export.json" > "$W/config/adapters.d/health.conf"
-echo "file: $(du -m "$W/export.json" | cut -f1) MB, $(python3 bench/hae_rollup.py "$W/export.json" | paste -sd' ')"
-echo "agent: $("$BIN" run --dry-run --config-dir "$W/config" --state-dir "$W/state" 2>/dev/null | wc -l) items"
+echo "file: $(du -m "$W/export.json" | cut -f1) MiB"
 
 echo
-echo "== wall time, whole process (hyperfine)"
-# A fresh state folder per run, so every run reads the file instead of finding its anchor unchanged.
-hyperfine -N --warmup 1 --runs 10 --export-json "$OUT/health-json.json" \
-    --prepare "rm -rf $W/state" \
-    -n "hearthloom-ingest run --dry-run (read, roll-up, day items)" "$BIN run --dry-run --config-dir $W/config --state-dir $W/state" 2>&1
-hyperfine -N --warmup 1 --runs 3 --export-json "$OUT/health-json-python.json" \
-    -n "Python: json.load + day roll-up" "python3 bench/hae_rollup.py $W/export.json" 2>&1
+echo "== the same work in-process: read into samples, roll up into days (best of 5 / of 3)"
+swift build -c release --build-tests -Xswiftc -enable-testing >/dev/null 2>&1
+HEARTHLOOM_BENCH_HAE="$W/export.json" swift test -c release --skip-build -Xswiftc -enable-testing --filter HealthReadBench 2>&1 \
+    | grep -o 'swift-in-process.*' | tee "$W/swift.txt"
+for i in 1 2 3; do python3 bench/hae_rollup.py "$W/export.json"; done | tee "$W/python.txt" | grep -E 'days|steps|in-process' | sort -u
+python3 - "$W/swift.txt" "$W/python.txt" "$W/export.json" <<'PY'
+import os, re, sys
+swift = open(sys.argv[1]).read(); py = open(sys.argv[2]).read()
+mb = os.path.getsize(sys.argv[3]) / 1e6
+s = float(re.search(r"total ([\d.]+)", swift).group(1))
+p = min(float(x) for x in re.findall(r"in-process ([\d.]+)", py))
+same = re.search(r"steps (\d+)", swift).group(1) in py
+print(f"in-process: agent {s:.3f} s ({mb / s:.0f} MB/s), Python {p:.3f} s ({mb / p:.1f} MB/s)  steps equal: {same}")
+print(f"  Python / agent = {p / s:.1f}x (goal: at least 10x)")
+PY
 
-python3 - "$OUT" "$W/export.json" <<'PY'
-import json, os, sys
-out, path = sys.argv[1], sys.argv[2]
-agent = json.load(open(f"{out}/health-json.json"))["results"][0]["mean"]
+echo
+echo "== whole processes (hyperfine; a fresh state folder per agent run)"
+hyperfine -N --warmup 1 --runs 5 --export-json "$OUT/health-json.json" \
+    --prepare "rm -rf $W/state" \
+    -n "hearthloom-ingest run --dry-run (read, deduplicate, roll up, print items)" "$BIN run --dry-run --config-dir $W/config --state-dir $W/state" \
+    -n "hearthloom-ingest run (also store every sample, deliver the days)" "$BIN run --config-dir $W/config --state-dir $W/state" 2>&1
+hyperfine -N --warmup 1 --runs 3 --export-json "$OUT/health-json-python.json" \
+    -n "python3 bench/hae_rollup.py" "python3 bench/hae_rollup.py $W/export.json" 2>&1
+rm -rf "$W/state"
+/usr/bin/time -v "$BIN" run --config-dir "$W/config" --state-dir "$W/state" 2>"$W/run.err" >/dev/null
+echo "agent run peak RSS: $(grep 'Maximum resident' "$W/run.err" | awk '{print $NF}') kB"
+python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+agent = {r["command"]: r["mean"] for r in json.load(open(f"{out}/health-json.json"))["results"]}
 py = json.load(open(f"{out}/health-json-python.json"))["results"][0]["mean"]
-mb = os.path.getsize(path) / 1e6
-print(f"means: agent {agent:.3f} s ({mb / agent:.0f} MB/s), Python {py:.3f} s ({mb / py:.0f} MB/s)")
-print(f"  Python / agent = {py / agent:.1f}x (goal: at least 10x)")
+for name, t in agent.items():
+    print(f"  Python {py:.2f} s / {name} {t:.2f} s = {py / t:.1f}x")
 PY
 }
 

@@ -35,9 +35,9 @@ struct DayRollup {
     var priority: [String]
 
     func days(_ samples: [HealthSample]) -> [Day] {
-        var byDate: [String: [HealthSample]] = [:]
-        for s in samples { byDate[s.day, default: []].append(s) }
-        return byDate.keys.sorted().map { date in day(date, byDate[date]!) }
+        var byDay: [Int: [HealthSample]] = [:]
+        for s in samples { byDay[s.dayNumber, default: []].append(s) }
+        return byDay.keys.sorted().map { day(HealthTime.dateText($0), byDay[$0]!) }
     }
 
     /// One day from samples already known to count toward `date` (a stored day's bucket).

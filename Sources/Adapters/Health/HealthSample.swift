@@ -39,8 +39,11 @@ struct HealthSample: Sendable, Equatable {
     /// The day the sample counts toward: the rest toward their start, sleep toward the day of
     /// waking. A night's first stages end before midnight, so a sleep sample ending after 18:00
     /// local counts toward the next day: one night stays in one day.
-    var day: String {
-        if case .sleep = kind { localDate(of: end + 6 * 3600) } else { localDate(of: start) }
+    var day: String { HealthTime.dateText(dayNumber) }
+
+    /// ``day`` as days since 1970-01-01: what grouping compares, the text made once per day.
+    var dayNumber: Int {
+        if case .sleep = kind { HealthTime.localDay(of: end + 6 * 3600, offset: offset) } else { HealthTime.localDay(of: start, offset: offset) }
     }
 
     /// Why this sample cannot be right (a 10-million-step record, a heart rate of 900), or nil.
@@ -102,9 +105,17 @@ struct HealthWorkout: Sendable, Equatable {
 /// Instants and local days without Foundation's calendars.
 enum HealthTime {
     /// The local calendar date (YYYY-MM-DD) of `instant` at UTC `offset` seconds.
-    static func localDate(of instant: Double, offset: Int) -> String {
+    static func localDate(of instant: Double, offset: Int) -> String { dateText(localDay(of: instant, offset: offset)) }
+
+    /// The local day (days since 1970-01-01) of `instant` at `offset`.
+    static func localDay(of instant: Double, offset: Int) -> Int {
         let local = Int((instant + Double(offset)).rounded(.down))
-        let (y, m, d) = CivilCalendar.date(days: (local - ((local % 86_400) + 86_400) % 86_400) / 86_400)
+        return (local - ((local % 86_400) + 86_400) % 86_400) / 86_400
+    }
+
+    /// `YYYY-MM-DD` of a day number.
+    static func dateText(_ day: Int) -> String {
+        let (y, m, d) = CivilCalendar.date(days: day)
         return CivilCalendar.dateText(year: y, month: m, day: d)
     }
 
