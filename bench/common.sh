@@ -8,3 +8,15 @@ VENV=$PWD/bench/.venv
 mkdir -p "$OUT"
 W=$(mktemp -d "/tmp/hl-$(basename "$0" .sh).XXXXXX")
 trap 'rm -rf "$W"' EXIT
+
+# The machine a figure was taken on, then any tool versions given as commands.
+machine() {
+    echo "== machine"; nproc; grep -m1 'model name' /proc/cpuinfo; free -g | awk '/Mem/{print $2" GiB"}'; date -u +%FT%TZ; "$BIN" --version
+    for tool in "$@"; do eval "$tool"; done
+}
+
+# health_config FILE: a config folder in $W/config with one health adapter reading FILE.
+health_config() {
+    mkdir -p "$W/config/adapters.d"
+    printf '[Adapter]\nType=health\nPath=%s\n' "$1" > "$W/config/adapters.d/health.conf"
+}

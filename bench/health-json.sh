@@ -12,12 +12,10 @@
 . "$(dirname "$0")/common.sh"
 
 main() {
-echo "== machine"; { nproc; grep -m1 'model name' /proc/cpuinfo; free -g | awk '/Mem/{print $2" GiB"}'; date -u +%FT%TZ; "$BIN" --version; }
-echo "python: $(python3 --version)"
+machine "python3 --version"
 
 python3 bench/make-hae-json.py "$W/export.json" "${HAE_MB:-100}"
-mkdir -p "$W/config/adapters.d"
-printf '[Adapter]\nType=health\nPath=%s\n' "$W/export.json" > "$W/config/adapters.d/health.conf"
+health_config "$W/export.json"
 echo "file: $(du -m "$W/export.json" | cut -f1) MiB"
 
 echo

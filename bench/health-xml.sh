@@ -10,12 +10,10 @@
 . "$(dirname "$0")/common.sh"
 
 main() {
-echo "== machine"; { nproc; grep -m1 'model name' /proc/cpuinfo; free -g | awk '/Mem/{print $2" GiB"}'; date -u +%FT%TZ; "$BIN" --version; }
-echo "xmllint: $(xmllint --version 2>&1 | head -1)"
+machine "xmllint --version 2>&1 | head -1"
 
 python3 bench/make-export-xml.py "$W/export.xml" "${XML_MB:-1024}"
-mkdir -p "$W/config/adapters.d"
-printf '[Adapter]\nType=health\nPath=%s\n' "$W/export.xml" > "$W/config/adapters.d/health.conf"
+health_config "$W/export.xml"
 echo "file: $(du -m "$W/export.xml" | cut -f1) MiB, $(grep -c '<Record' "$W/export.xml") records"
 cat "$W/export.xml" > /dev/null     # in the page cache for both
 

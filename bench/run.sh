@@ -97,6 +97,8 @@ bench/photos.sh
 bench/contacts.sh
 bench/calendar.sh
 bench/gpsd.sh
+bench/health-xml.sh
+bench/health-json.sh
 echo
 bench/mpris.sh
 echo "results in $OUT"
