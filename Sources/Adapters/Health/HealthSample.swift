@@ -31,11 +31,6 @@ struct HealthSample: Sendable, Equatable {
     /// no finer samples of its kind.
     var daily = false
 
-    /// The local calendar date (YYYY-MM-DD) of `instant` in this sample's own offset.
-    func localDate(of instant: Double) -> String {
-        HealthTime.localDate(of: instant, offset: offset)
-    }
-
     /// The day the sample counts toward: the rest toward their start, sleep toward the day of
     /// waking. A night's first stages end before midnight, so a sleep sample ending after 18:00
     /// local counts toward the next day: one night stays in one day.
@@ -126,7 +121,7 @@ enum HealthTime {
         let wall = Double(CivilCalendar.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60) + second
         // The offsets in force a day before and a day after: an offset fits when the instant it
         // gives really has it. Both fit in a fold and neither in a gap; then the earlier one wins.
-        func offset(at instant: Double) -> Int { zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant)) }
+        func offset(at instant: Double) -> Int { zone.offset(at: instant) }
         let before = offset(at: wall - 86_400), after = offset(at: wall + 86_400)
         let chosen = offset(at: wall - Double(before)) == before || offset(at: wall - Double(after)) != after ? before : after
         return (wall - Double(chosen), chosen)
@@ -148,6 +143,6 @@ enum HealthTime {
 
     /// The offset `zone` had at `instant`.
     static func offset(at instant: Double, in zone: ZoneRules) -> Int {
-        zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant))
+        zone.offset(at: instant)
     }
 }

@@ -90,8 +90,6 @@ struct ZoneRules: Sendable, Equatable {
         return lo == 0 ? Int(initial) : Int(offsets[lo - 1])
     }
 
-    /// Foundation's spelling, for code written against `TimeZone`.
-    func secondsFromGMT(for date: Date) -> Int { offset(at: date.timeIntervalSince1970) }
 }
 
 /// A POSIX TZ rule such as `CET-1CEST,M3.5.0,M10.5.0/3` or `<+03>-3`: standard and daylight

@@ -77,8 +77,8 @@ struct DayRollupTests {
         #expect(AppleHealthRecord.parseDate("2024-06-01 08:00:00 +0200")! == (1_717_221_600, 7200))
         #expect(AppleHealthRecord.parseDate("1969-12-31 23:00:00 -0130")! == (-3600 + 5400, -5400))
         let june = HealthSample(kind: .steps, start: 1_717_221_600, end: 1_717_221_600, offset: -9 * 3600, value: 1, source: "x")
-        #expect(june.localDate(of: june.start) == "2024-05-31", "06:00 UTC is 21:00 the evening before at UTC-9")
+        #expect(HealthTime.localDate(of: june.start, offset: june.offset) == "2024-05-31", "06:00 UTC is 21:00 the evening before at UTC-9")
         let before1970 = HealthSample(kind: .steps, start: -1, end: -1, offset: 0, value: 1, source: "x")
-        #expect(before1970.localDate(of: -1) == "1969-12-31")
+        #expect(HealthTime.localDate(of: -1, offset: before1970.offset) == "1969-12-31")
     }
 }
