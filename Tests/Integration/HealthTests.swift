@@ -252,6 +252,25 @@ struct HealthTests {
         #expect(warnings.count == 1, "a cut-off export says so once: \(r.stderr)")
     }
 
+    // MARK: - A Gadgetbridge database another program holds locked
+
+    @Test func aLockedGadgetbridgeDatabaseWarnsOnceAndIsReadOnTheNextRun() throws {
+        let rig = try HealthRig()
+        let path = rig.exports + "/Gadgetbridge"
+        let db = try SQLiteDatabase(path: path)
+        try db.execute(String(contentsOfFile: repoRoot + "/fixtures/health/gadgetbridge/gadgetbridge.sql", encoding: .utf8))
+        try db.execute("BEGIN EXCLUSIVE")                    // Gadgetbridge (or a sync tool) writing it
+        let locked = try rig.run()
+        let warnings = locked.stderr.split(separator: "\n").filter { $0.contains(path) }
+        #expect(warnings.count == 1 && warnings.first?.contains("locked") == true, "\(locked.stderr)")
+        #expect(try rig.stored().isEmpty)
+        try db.execute("ROLLBACK")
+        db.close()
+        let free = try rig.run()
+        #expect(!free.stderr.contains("locked"), "\(free.stderr)")
+        #expect(!(try rig.stored().isEmpty), "the database was not remembered as read while it was locked")
+    }
+
     // MARK: - Appended CSV
 
     @Test func aCSVThatGrowsByTwoRowsSendsOnlyTheDaysTheNewRowsChange() throws {

@@ -34,7 +34,7 @@ enum GadgetbridgeDatabase: HealthReader {
                 }
                 return names
             }
-            guard names.contains("DEVICE") else { throw HealthReadError("\(path): an SQLite database without Gadgetbridge's DEVICE table") }
+            guard names.contains("DEVICE") else { throw HealthReadError("an SQLite database without Gadgetbridge's DEVICE table") }
             devices = try db.withConnection { (c) throws(SQLiteError) -> [Int64: String] in
                 var devices: [Int64: String] = [:]
                 try c.query("SELECT _id, NAME FROM DEVICE") { (row) throws(SQLiteError) -> Bool in
@@ -213,11 +213,12 @@ enum GadgetbridgeDatabase: HealthReader {
 
     /// One line for a database that cannot be read: locked, damaged, or not a database at all.
     static func failure(_ path: String, _ error: any Error) -> HealthReadError {
-        guard let e = error as? SQLiteError else { return HealthReadError("\(path): \(error)") }
+        guard let e = error as? SQLiteError else { return HealthReadError("\(error)") }
         switch e.code & 0xFF {
-        case 5, 6: return HealthReadError("\(path): the Gadgetbridge database is locked by another program (\(e.message)); it is read on the next scan")  // SQLITE_BUSY, SQLITE_LOCKED
-        case 11, 26: return HealthReadError("\(path): not a readable Gadgetbridge database (\(e.message))")                                        // SQLITE_CORRUPT, SQLITE_NOTADB
-        default: return HealthReadError("\(path): cannot read the Gadgetbridge database: \(e.message)")
+        case 5, 6: return HealthReadError("the Gadgetbridge database is locked by another program (\(e.message)); it is read again on the next scan",
+                                          transient: true)                                                                   // SQLITE_BUSY, SQLITE_LOCKED
+        case 11, 26: return HealthReadError("not a readable Gadgetbridge database (\(e.message))")                          // SQLITE_CORRUPT, SQLITE_NOTADB
+        default: return HealthReadError("cannot read the Gadgetbridge database: \(e.message)")
         }
     }
 }

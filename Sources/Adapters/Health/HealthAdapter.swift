@@ -112,7 +112,10 @@ public struct HealthAdapter: DeviceAdapter {
         Log.info("\(path): \(outcome.records) records read as \(reader.format) in \(HealthAdapter.text(seconds)) s (\(rate) MB/s)")
         if outcome.bad > 0 { await sink.warn("\(path): \(outcome.bad) bad records skipped; the first at \(outcome.firstBad ?? "?")") }
         for note in outcome.notes { await sink.warn("\(path): \(note)") }
-        if let failure = outcome.failure { await sink.warn("\(path): \(failure); kept what was read before it") }
+        if let failure = outcome.failure {
+            await sink.warn("\(path): \(failure)" + (outcome.records > 0 ? "; kept what was read before it" : ""))
+            if failure.transient { return }                 // not remembered as read: tried again next scan
+        }
         try await sink.commit([], anchor: AnchorChanges(updates: [HealthAdapter.prefix + path: record.encoded]))
     }
 
@@ -131,7 +134,7 @@ public struct HealthAdapter: DeviceAdapter {
         var bad = 0
         var firstBad: String?
         var notes: [String] = []
-        var failure: String?
+        var failure: HealthReadError?
     }
 
     /// Runs the reader on its own thread and queues its chunks as they come: SQLite stores one
@@ -149,9 +152,9 @@ public struct HealthAdapter: DeviceAdapter {
                 if cancelled.load(ordering: .relaxed) { throw HealthReadError("stopped") }
                 continuation.yield((samples, workouts))
             }
-            var failure: String?
-            do throws(HealthReadError) { try job.reader.read(job.input, settings, into: collector) } catch { failure = error.description }
-            do throws(HealthReadError) { try collector.flushNow() } catch { failure = failure ?? error.description }
+            var failure: HealthReadError?
+            do throws(HealthReadError) { try job.reader.read(job.input, settings, into: collector) } catch { failure = error }
+            do throws(HealthReadError) { try collector.flushNow() } catch { failure = failure ?? error }
             result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
         }

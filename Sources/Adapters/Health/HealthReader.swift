@@ -24,7 +24,10 @@ extension HealthReader {
 
 struct HealthReadError: Error, Equatable, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// The file may read fine later (a database another program holds locked): it is not
+    /// remembered as read, so the next scan tries again.
+    var transient = false
+    init(_ description: String, transient: Bool = false) { self.description = description; self.transient = transient }
 }
 
 /// What a reader reads: a file, or the part of it past `offset` when it only grew. What the
