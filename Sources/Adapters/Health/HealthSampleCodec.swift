@@ -14,7 +14,7 @@ enum HealthSampleCodec {
         var w = Writer()
         w.byte(1); w.byte(kindCode(sample.kind))
         w.byte((sample.daily ? 1 : 0) | (sample.low != nil ? 2 : 0) | (sample.high != nil ? 4 : 0))
-        w.double(sample.start); w.double(sample.end); w.int32(sample.offset); w.double(sample.value)
+        w.time(sample.start); w.time(sample.end); w.int32(sample.offset); w.double(sample.value)
         if let low = sample.low { w.double(low) }
         if let high = sample.high { w.double(high) }
         w.string(sample.source)
@@ -24,7 +24,7 @@ enum HealthSampleCodec {
     static func stored(_ workout: HealthWorkout) -> StoredSample {
         var w = Writer()
         w.byte(2); w.byte((workout.energyKcal != nil ? 1 : 0) | (workout.distanceM != nil ? 2 : 0))
-        w.double(workout.start); w.double(workout.end); w.int32(workout.offset)
+        w.time(workout.start); w.time(workout.end); w.int32(workout.offset)
         if let energy = workout.energyKcal { w.double(energy) }
         if let distance = workout.distanceM { w.double(distance) }
         w.string(workout.activity); w.string(workout.source)
@@ -48,7 +48,7 @@ enum HealthSampleCodec {
         case 1:
             guard let kind = kind(r.byte()) else { return nil }
             let flags = r.byte()
-            var s = HealthSample(kind: kind, start: r.double(), end: r.double(), offset: r.int32(), value: r.double(), source: "")
+            var s = HealthSample(kind: kind, start: r.time(), end: r.time(), offset: r.int32(), value: r.double(), source: "")
             s.daily = flags & 1 != 0
             if flags & 2 != 0 { s.low = r.double() }
             if flags & 4 != 0 { s.high = r.double() }
@@ -56,7 +56,7 @@ enum HealthSampleCodec {
             return r.ok ? .sample(s) : nil
         case 2:
             let flags = r.byte()
-            let start = r.double(), end = r.double(), offset = r.int32()
+            let start = r.time(), end = r.time(), offset = r.int32()
             let energy = flags & 1 != 0 ? r.double() : nil
             let distance = flags & 2 != 0 ? r.double() : nil
             let activity = r.string(), source = r.string()
@@ -84,6 +84,13 @@ enum HealthSampleCodec {
         init() { bytes.reserveCapacity(64) }
         mutating func byte(_ b: UInt8) { bytes.append(b) }
         mutating func double(_ d: Double) { var v = d.bitPattern.littleEndian; withUnsafeBytes(of: &v) { bytes += $0 } }
+        /// A time whose bytes sort as the time does (sign-flipped IEEE, big-endian): a day's
+        /// samples of one kind then go into the store's B-tree in key order, one after another.
+        mutating func time(_ t: Double) {
+            let bits = t.bitPattern
+            var v = (bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)).bigEndian
+            withUnsafeBytes(of: &v) { bytes += $0 }
+        }
         mutating func int32(_ i: Int) { var v = Int32(clamping: i).littleEndian; withUnsafeBytes(of: &v) { bytes += $0 } }
         mutating func string(_ s: String) {
             var s = s
@@ -109,6 +116,12 @@ enum HealthSampleCodec {
         mutating func byte() -> UInt8 { take(1).map { bytes[$0] } ?? 0 }
         mutating func double() -> Double {
             take(8).map { Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0, as: UInt64.self))) } ?? 0
+        }
+        mutating func time() -> Double {
+            take(8).map {
+                let v = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: $0, as: UInt64.self))
+                return Double(bitPattern: v & (1 << 63) != 0 ? v & ~(1 << 63) : ~v)
+            } ?? 0
         }
         mutating func int32() -> Int { take(4).map { Int(Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: $0, as: Int32.self))) } ?? 0 }
         mutating func string() -> String {

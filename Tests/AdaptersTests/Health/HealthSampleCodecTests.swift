@@ -19,6 +19,14 @@ struct HealthSampleCodecTests {
         #expect(HealthSampleCodec.stored(other).data != HealthSampleCodec.stored(rate).data)
     }
 
+    @Test func aKindsSamplesSortByTimeAsStored() {
+        let times: [Double] = [-86_400.5, -1, 0, 1_717_221_600, 1_717_221_600.25, 1_717_221_660]
+        let keys = times.map { HealthSampleCodec.stored(HealthSample(kind: .steps, start: $0, end: $0 + 60, offset: 0, value: 5, source: "x")).data }
+        for (a, b) in zip(keys, keys.dropFirst()) { #expect(a.lexicographicallyPrecedes(b)) }
+        var decoder = HealthSampleCodec.Decoder()
+        #expect(keys.map { if case .sample(let s) = decoder.decode($0) { s.start } else { .nan } } == times)
+    }
+
     @Test func theBucketIsTheDayTheSampleCountsToward() {
         // 23:30 at +02:00 on 1 June: steps count on 1 June; sleep ending then counts toward 2 June.
         let late = 1_717_277_400.0
