@@ -12,7 +12,7 @@ trap 'rm -rf "$W"' EXIT
 # The machine a figure was taken on, then any tool versions given as commands.
 machine() {
     echo "== machine"; nproc; grep -m1 'model name' /proc/cpuinfo; free -g | awk '/Mem/{print $2" GiB"}'; date -u +%FT%TZ; "$BIN" --version
-    for tool in "$@"; do eval "$tool"; done
+    for tool in "$@"; do eval "$tool" || true; done     # `--version | head -1` may end in SIGPIPE
 }
 
 # health_config FILE: a config folder in $W/config with one health adapter reading FILE.

@@ -20,8 +20,10 @@ echo "file: $(du -m "$W/export.json" | cut -f1) MiB"
 
 echo
 echo "== the same work in-process: read into samples, roll up into days (best of 5 / of 3)"
-swift build -c release --build-tests -Xswiftc -enable-testing >/dev/null 2>&1
-HEARTHLOOM_BENCH_HAE="$W/export.json" swift test -c release --skip-build -Xswiftc -enable-testing --filter HealthReadBench 2>&1 \
+# Its own build folder: the test build needs -enable-testing, which must not touch $BIN.
+swift build -c release --scratch-path .build/bench-tests --build-tests -Xswiftc -enable-testing >/dev/null 2>&1
+HEARTHLOOM_BENCH_HAE="$W/export.json" swift test -c release --scratch-path .build/bench-tests --skip-build -Xswiftc -enable-testing \
+    --filter HealthReadBench 2>&1 \
     | grep -o 'swift-in-process.*' | tee "$W/swift.txt"
 for i in 1 2 3; do python3 bench/hae_rollup.py "$W/export.json"; done | tee "$W/python.txt" | grep -E 'days|steps|in-process' | sort -u
 python3 - "$W/swift.txt" "$W/python.txt" "$W/export.json" <<'PY'

@@ -295,6 +295,29 @@ struct HealthTests {
         #expect(now["day:2024-05-03"]?["accepts"] == 1)
     }
 
+    /// A CSV edited in place (same inode, longer, its first row changed) is read whole; after
+    /// that, rows appended to it are again read from where it ended.
+    @Test func aCSVEditedInPlaceIsReadWholeAndItsLaterAppendsFromTheEnd() throws {
+        let rig = try HealthRig("Column.steps=Steps\n")
+        let path = rig.exports + "/steps.csv"
+        try rig.put("steps.csv", "Date,Steps\n2024-05-01T08:00:00+02:00,1000\n2024-05-02T09:00:00+02:00,3000\n")
+        try rig.run()
+        func rewrite(_ text: String, append: Bool) throws {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            if append { try handle.seekToEnd() } else { try handle.truncate(atOffset: 0) }
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+        }
+        try rewrite("Date,Steps\n2024-05-01T08:00:00+02:00,1100\n2024-05-02T09:00:00+02:00,3000\n2024-05-03T09:00:00+02:00,10\n", append: false)
+        let edited = try rig.run(verbose: true)
+        #expect(edited.stderr.contains("steps.csv: 3 records read"), "the changed prefix is read whole: \(edited.stderr)")
+        #expect(try rig.day("2024-05-01")?["steps"] == 1100)
+        try rewrite("2024-05-04T09:00:00+02:00,20\n", append: true)
+        let appended = try rig.run(verbose: true)
+        #expect(appended.stderr.contains("steps.csv: 1 records read"), "only the appended row: \(appended.stderr)")
+        #expect(try rig.day("2024-05-04")?["steps"] == 20)
+    }
+
     // MARK: - Workouts and sleep
 
     /// A night from 22:50 in bed to 06:40: core 23:00–01:00, deep 01:00–02:00, REM 02:00–03:00,
@@ -514,9 +537,10 @@ final class HealthRig {
         try text.write(toFile: exports + "/" + name, atomically: true, encoding: .utf8)
     }
 
+    /// - Parameter verbose: with `-v`, whose info lines say how many records each file gave.
     @discardableResult
-    func run(sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
-        let r = try agent.run(["run"], env: ["TZ": "UTC"])
+    func run(verbose: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
+        let r = try agent.run(["run"] + (verbose ? ["-v"] : []), env: ["TZ": "UTC"])
         #expect(r.status == 0, "run: \(r.stderr)", sourceLocation: sourceLocation)
         return r
     }

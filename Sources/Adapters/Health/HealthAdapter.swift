@@ -98,12 +98,16 @@ public struct HealthAdapter: DeviceAdapter {
             return
         }
         record.format = reader.format
-        let digest = ContentHasher()
-        var input = HealthInput(path: path, digest: digest)
-        if let old, reader.appendable, old.format == reader.format, old.inode == file.inode, file.size > old.size,
-           (try? HealthAdapter.prefixHash(path, old.size, also: digest)) == old.hash {
-            input.offset = old.size          // it only grew: read the new rows
+        var digest = ContentHasher()
+        var input = HealthInput(path: path)
+        if let old, reader.appendable, old.format == reader.format, old.inode == file.inode, file.size > old.size {
+            let grown = ContentHasher()
+            if (try? HealthAdapter.prefixHash(path, old.size, also: grown)) == old.hash {
+                input.offset = old.size          // it only grew: read the new rows, the hash goes on from the old ones
+                digest = grown
+            }
         }
+        input.digest = digest
         let began = ContinuousClock.now
         let outcome = try await parse(input, with: reader, into: sink)
         record.hash = digest.finish()

@@ -1,9 +1,11 @@
 import FoundationEssentials
 import IngestCore
 
-/// Samples and workouts as the state store keeps them: a compact little-endian encoding that
-/// is also their identity (kind, times, offset, value, source), so the same sample read from two
-/// exports is stored once. Bucketed by the local day they count toward.
+/// Samples and workouts as the state store keeps them, in two parts. The key is what a sample
+/// is — kind, times (so that a kind's samples sort by time), offset, source, and for a workout
+/// its activity — and is stored once, so the same sample read from two exports counts once. The
+/// value is what it measured; the same key read again with another value (a corrected row)
+/// replaces it. Bucketed by the local day they count toward.
 enum HealthSampleCodec {
     enum Record: Sendable, Equatable {
         case sample(HealthSample)
@@ -11,24 +13,23 @@ enum HealthSampleCodec {
     }
 
     static func stored(_ sample: HealthSample) -> StoredSample {
-        var w = Writer()
-        w.byte(1); w.byte(kindCode(sample.kind))
-        w.byte((sample.daily ? 1 : 0) | (sample.low != nil ? 2 : 0) | (sample.high != nil ? 4 : 0))
-        w.time(sample.start); w.time(sample.end); w.int32(sample.offset); w.double(sample.value)
-        if let low = sample.low { w.double(low) }
-        if let high = sample.high { w.double(high) }
-        w.string(sample.source)
-        return StoredSample(bucket: sample.day, data: w.bytes)
+        var key = Writer(), value = Writer()
+        key.byte(1); key.byte(kindCode(sample.kind)); key.byte(sample.daily ? 1 : 0)
+        key.time(sample.start); key.time(sample.end); key.int32(sample.offset); key.string(sample.source)
+        value.byte((sample.low != nil ? 1 : 0) | (sample.high != nil ? 2 : 0)); value.double(sample.value)
+        if let low = sample.low { value.double(low) }
+        if let high = sample.high { value.double(high) }
+        return StoredSample(bucket: sample.day, key: key.bytes, value: value.bytes)
     }
 
     static func stored(_ workout: HealthWorkout) -> StoredSample {
-        var w = Writer()
-        w.byte(2); w.byte((workout.energyKcal != nil ? 1 : 0) | (workout.distanceM != nil ? 2 : 0))
-        w.time(workout.start); w.time(workout.end); w.int32(workout.offset)
-        if let energy = workout.energyKcal { w.double(energy) }
-        if let distance = workout.distanceM { w.double(distance) }
-        w.string(workout.activity); w.string(workout.source)
-        return StoredSample(bucket: HealthTime.localDate(of: workout.start, offset: workout.offset), data: w.bytes)
+        var key = Writer(), value = Writer()
+        key.byte(2); key.time(workout.start); key.time(workout.end); key.int32(workout.offset)
+        key.string(workout.activity); key.string(workout.source)
+        value.byte((workout.energyKcal != nil ? 1 : 0) | (workout.distanceM != nil ? 2 : 0))
+        if let energy = workout.energyKcal { value.double(energy) }
+        if let distance = workout.distanceM { value.double(distance) }
+        return StoredSample(bucket: HealthTime.localDate(of: workout.start, offset: workout.offset), key: key.bytes, value: value.bytes)
     }
 
     /// Decodes a day's samples, making each source name a string once (a day repeats a few).
@@ -36,32 +37,33 @@ enum HealthSampleCodec {
         private var names: [([UInt8], String)] = []
 
         /// nil for bytes this version did not write (the store outlives builds).
-        mutating func decode(_ bytes: [UInt8]) -> Record? {
-            bytes.withUnsafeBytes { raw in HealthSampleCodec.decode(raw, names: &names) }
+        mutating func decode(_ stored: StoredSample) -> Record? {
+            stored.key.withUnsafeBytes { key in
+                stored.value.withUnsafeBytes { value in HealthSampleCodec.decode(key, value, names: &names) }
+            }
         }
     }
 
-    private static func decode(_ raw: UnsafeRawBufferPointer, names: inout [([UInt8], String)]) -> Record? {
-        var r = Reader(bytes: raw, names: names)
-        defer { names = r.names }
-        switch r.byte() {
+    private static func decode(_ keyBytes: UnsafeRawBufferPointer, _ valueBytes: UnsafeRawBufferPointer, names: inout [([UInt8], String)]) -> Record? {
+        var k = Reader(bytes: keyBytes, names: names), v = Reader(bytes: valueBytes, names: [])
+        defer { names = k.names }
+        switch k.byte() {
         case 1:
-            guard let kind = kind(r.byte()) else { return nil }
-            let flags = r.byte()
-            var s = HealthSample(kind: kind, start: r.time(), end: r.time(), offset: r.int32(), value: r.double(), source: "")
-            s.daily = flags & 1 != 0
-            if flags & 2 != 0 { s.low = r.double() }
-            if flags & 4 != 0 { s.high = r.double() }
-            s.source = r.string()
-            return r.ok ? .sample(s) : nil
+            guard let kind = kind(k.byte()) else { return nil }
+            let daily = k.byte() & 1 != 0
+            let start = k.time(), end = k.time(), offset = k.int32(), source = k.string()
+            let flags = v.byte()
+            var s = HealthSample(kind: kind, start: start, end: end, offset: offset, value: v.double(), source: source, daily: daily)
+            if flags & 1 != 0 { s.low = v.double() }
+            if flags & 2 != 0 { s.high = v.double() }
+            return k.ok && v.ok ? .sample(s) : nil
         case 2:
-            let flags = r.byte()
-            let start = r.time(), end = r.time(), offset = r.int32()
-            let energy = flags & 1 != 0 ? r.double() : nil
-            let distance = flags & 2 != 0 ? r.double() : nil
-            let activity = r.string(), source = r.string()
-            return r.ok ? .workout(HealthWorkout(activity: activity, start: start, end: end, offset: offset,
-                                                 energyKcal: energy, distanceM: distance, source: source)) : nil
+            let start = k.time(), end = k.time(), offset = k.int32(), activity = k.string(), source = k.string()
+            let flags = v.byte()
+            let energy = flags & 1 != 0 ? v.double() : nil
+            let distance = flags & 2 != 0 ? v.double() : nil
+            return k.ok && v.ok ? .workout(HealthWorkout(activity: activity, start: start, end: end, offset: offset,
+                                                         energyKcal: energy, distanceM: distance, source: source)) : nil
         default:
             return nil
         }

@@ -70,23 +70,25 @@ public struct JournalEntry: Sendable, Equatable {
 }
 
 /// A sample an adapter type keeps in the state store (a health measurement), shared by all its
-/// instances, in a `bucket` (a local day). `data` is the sample's encoded identity and is stored
-/// once, so two overlapping exports count once. A new sample marks its bucket dirty; the adapter
-/// rolls a dirty bucket up into items and settles it with what it sent, in the same commit as
-/// those items.
-public struct StoredSample: Sendable, Equatable {
+/// instances, in a `bucket` (a local day). `key` says what the sample is (its kind, times and
+/// source) and is stored once, so two overlapping exports count once; `value` is what it
+/// measured, and a key read again with another value (a corrected spreadsheet cell) replaces it.
+/// A new or changed sample marks its bucket dirty; the adapter rolls a dirty bucket up into items
+/// and settles it with what it sent, in the same commit as those items.
+public struct StoredSample: Sendable, Hashable {
     public var bucket: String
-    public var data: [UInt8]
-    public init(bucket: String, data: [UInt8]) { self.bucket = bucket; self.data = data }
+    public var key: [UInt8]
+    public var value: [UInt8]
+    public init(bucket: String, key: [UInt8], value: [UInt8]) { self.bucket = bucket; self.key = key; self.value = value }
 }
 
 /// A bucket's samples, what went out for it last (the adapter's own encoding; nil when nothing
 /// has, or after `resync`), and its dirt counter as read, to settle with.
 public struct SampleBucket: Sendable {
-    public var samples: [[UInt8]]
+    public var samples: [StoredSample]
     public var sent: [UInt8]?
     public var dirt: Int64
-    public init(samples: [[UInt8]], sent: [UInt8]?, dirt: Int64) { self.samples = samples; self.sent = sent; self.dirt = dirt }
+    public init(samples: [StoredSample], sent: [UInt8]?, dirt: Int64) { self.samples = samples; self.sent = sent; self.dirt = dirt }
 }
 
 /// A bucket rolled up: what was sent, and the dirt counter that was read (new samples that

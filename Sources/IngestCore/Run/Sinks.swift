@@ -66,11 +66,13 @@ final class DryRunSink: ItemSink {
     func commit(_ items: [Item], anchor: AnchorChanges) async throws {
         if !anchor.samples.isEmpty || !anchor.settled.isEmpty {
             // Which samples are new is the store's to say, bucket by bucket.
-            var stored: [String: Set<[UInt8]>] = [:]
+            var stored: [String: [SampleBytes: [UInt8]]] = [:]
             for bucket in Set(anchor.samples.map(\.bucket)) {
-                stored[bucket] = Set(try store?.sampleBucket(source: source, bucket: bucket).samples ?? [])
+                for sample in try store?.sampleBucket(source: source, bucket: bucket).samples ?? [] {
+                    stored[bucket, default: [:]][SampleBytes(sample.key)] = sample.value
+                }
             }
-            overlay.withLock { $0.apply(anchor) { stored[$0.bucket]?.contains($0.data) ?? false } }
+            overlay.withLock { $0.apply(anchor) { stored[$0.bucket]?[SampleBytes($0.key)] == $0.value } }
         }
         var out: [UInt8] = []
         for item in items {

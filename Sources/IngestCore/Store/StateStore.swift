@@ -98,9 +98,9 @@ public final class StateStore: Sendable {
                 -- Samples an adapter type keeps (health measurements), per node source so every
                 -- instance shares them; an export read twice stores each sample once. Keyed by
                 -- bucket first: exports are time-ordered, so inserts append to the B-tree.
-                -- The encoded sample is its own key (no hash to compute per sample).
-                CREATE TABLE samples(source TEXT NOT NULL, bucket TEXT NOT NULL, data BLOB NOT NULL,
-                    PRIMARY KEY(source, bucket, data)) WITHOUT ROWID;
+                -- The encoded sample's identity is its own key (no hash to compute per sample).
+                CREATE TABLE samples(source TEXT NOT NULL, bucket TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL,
+                    PRIMARY KEY(source, bucket, key)) WITHOUT ROWID;
                 -- `dirt` counts new samples since the bucket's items last went out; `sent` is what did.
                 CREATE TABLE sample_buckets(source TEXT NOT NULL, bucket TEXT NOT NULL, dirt INTEGER NOT NULL DEFAULT 0, sent BLOB,
                     PRIMARY KEY(source, bucket)) WITHOUT ROWID;
@@ -177,7 +177,8 @@ public final class StateStore: Sendable {
         return id
     }
 
-    /// Inserts the samples not stored yet, bucket by bucket, and adds what each bucket gained to its dirt.
+    /// Stores the samples that are new or whose value changed, bucket by bucket, and adds what
+    /// each bucket gained to its dirt.
     private func storeSamples(_ samples: [StoredSample], source: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
         guard !samples.isEmpty else { return }
         var start = 0
@@ -188,10 +189,11 @@ public final class StateStore: Sendable {
             var end = start
             rows.removeAll(keepingCapacity: true)
             while end < samples.count, samples[end].bucket == bucket {
-                rows += [.text(source), .text(bucket), .blob(samples[end].data)]
+                rows += [.text(source), .text(bucket), .blob(samples[end].key), .blob(samples[end].value)]
                 end += 1
             }
-            let added = try c.insertRows("INSERT OR IGNORE INTO samples(source, bucket, data)", columns: 3, rows)
+            let added = try c.insertRows("INSERT INTO samples(source, bucket, key, value)", columns: 4, rows,
+                                         tail: "ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value")
             if added > 0 {
                 try c.run("INSERT INTO sample_buckets(source, bucket, dirt) VALUES(?, ?, ?) ON CONFLICT DO UPDATE SET dirt = dirt + excluded.dirt",
                           [.text(source), .text(bucket), .int(Int64(added))])
@@ -220,8 +222,8 @@ public final class StateStore: Sendable {
                 try c.query("SELECT dirt, sent FROM sample_buckets WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
                     result.dirt = r.int(0); result.sent = r.isNull(1) ? nil : r.blob(1); return false
                 }
-                try c.query("SELECT data FROM samples WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
-                    result.samples.append(r.blob(0)); return true
+                try c.query("SELECT key, value FROM samples WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
+                    result.samples.append(StoredSample(bucket: bucket, key: r.blob(0), value: r.blob(1))); return true
                 }
                 return result
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Adapters
+import IngestCore
 
 /// The stored form of samples and workouts: it round-trips exactly, it is the identity (the same
 /// sample from two exports gives the same bytes), and it names the day a sample counts toward.
@@ -12,19 +13,22 @@ struct HealthSampleCodecTests {
         let night = HealthSample(kind: .sleep(.rem), start: 1_717_279_000, end: 1_717_282_600, offset: -14_400, value: 3600, source: "Fitbit")
         let run = HealthWorkout(activity: "running", start: 1_717_304_700, end: 1_717_306_590, offset: 7200, energyKcal: 402.5, distanceM: nil, source: "Watch")
         var decoder = HealthSampleCodec.Decoder()
-        for s in [rate, daily, night] { #expect(decoder.decode(HealthSampleCodec.stored(s).data) == .sample(s)) }
-        #expect(decoder.decode(HealthSampleCodec.stored(run).data) == .workout(run))
+        for s in [rate, daily, night] { #expect(decoder.decode(HealthSampleCodec.stored(s)) == .sample(s)) }
+        #expect(decoder.decode(HealthSampleCodec.stored(run)) == .workout(run))
         #expect(HealthSampleCodec.stored(rate) == HealthSampleCodec.stored(rate), "the same sample is the same row")
         var other = rate; other.value = 71.6
-        #expect(HealthSampleCodec.stored(other).data != HealthSampleCodec.stored(rate).data)
+        #expect(HealthSampleCodec.stored(other).key == HealthSampleCodec.stored(rate).key, "another value of the same reading replaces it")
+        #expect(HealthSampleCodec.stored(other).value != HealthSampleCodec.stored(rate).value)
+        var elsewhere = rate; elsewhere.source = "Anna's iPhone"
+        #expect(HealthSampleCodec.stored(elsewhere).key != HealthSampleCodec.stored(rate).key, "another source is another sample")
     }
 
     @Test func aKindsSamplesSortByTimeAsStored() {
         let times: [Double] = [-86_400.5, -1, 0, 1_717_221_600, 1_717_221_600.25, 1_717_221_660]
-        let keys = times.map { HealthSampleCodec.stored(HealthSample(kind: .steps, start: $0, end: $0 + 60, offset: 0, value: 5, source: "x")).data }
-        for (a, b) in zip(keys, keys.dropFirst()) { #expect(a.lexicographicallyPrecedes(b)) }
+        let stored = times.map { HealthSampleCodec.stored(HealthSample(kind: .steps, start: $0, end: $0 + 60, offset: 0, value: 5, source: "x")) }
+        for (a, b) in zip(stored, stored.dropFirst()) { #expect(a.key.lexicographicallyPrecedes(b.key)) }
         var decoder = HealthSampleCodec.Decoder()
-        #expect(keys.map { if case .sample(let s) = decoder.decode($0) { s.start } else { .nan } } == times)
+        #expect(stored.map { if case .sample(let s) = decoder.decode($0) { s.start } else { .nan } } == times)
     }
 
     @Test func theBucketIsTheDayTheSampleCountsToward() {
@@ -37,9 +41,10 @@ struct HealthSampleCodecTests {
 
     @Test func bytesThisVersionDidNotWriteAreNotSamples() {
         var decoder = HealthSampleCodec.Decoder()
-        let bytes = HealthSampleCodec.stored(HealthSample(kind: .hrv, start: 0, end: 0, offset: 0, value: 40, source: "x")).data
-        #expect(decoder.decode(Array(bytes.dropLast(2))) == nil)
-        #expect(decoder.decode([9] + bytes.dropFirst()) == nil)
-        #expect(decoder.decode([]) == nil)
+        let good = HealthSampleCodec.stored(HealthSample(kind: .hrv, start: 0, end: 0, offset: 0, value: 40, source: "x"))
+        var cut = good; cut.key.removeLast(2)
+        var shortValue = good; shortValue.value.removeLast()
+        var unknown = good; unknown.key[0] = 9
+        for bad in [cut, shortValue, unknown, StoredSample(bucket: "", key: [], value: [])] { #expect(decoder.decode(bad) == nil) }
     }
 }
