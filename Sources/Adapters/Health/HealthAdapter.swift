@@ -144,7 +144,7 @@ public struct HealthAdapter: DeviceAdapter {
     /// Runs the reader on its own thread and queues its chunks as they come: SQLite stores one
     /// chunk while the next is parsed, and at most two wait in memory.
     private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into sink: some ItemSink) async throws -> Outcome {
-        let (chunks, continuation) = AsyncStream<([HealthSample], [HealthWorkout])>.makeStream()
+        let (chunks, continuation) = AsyncStream<[StoredSample]>.makeStream()
         let permits = DispatchSemaphore(value: 2)
         let cancelled = Atomic<Bool>(false)
         let result = Mutex(Outcome())
@@ -154,7 +154,8 @@ public struct HealthAdapter: DeviceAdapter {
             let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
                 permits.wait()
                 if cancelled.load(ordering: .relaxed) { throw HealthReadError("stopped") }
-                continuation.yield((samples, workouts))
+                // Encoded here: SQLite, on the other side, is the slower half.
+                continuation.yield(samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored))
             }
             var failure: HealthReadError?
             do throws(HealthReadError) { try job.reader.read(job.input, settings, into: collector) } catch { failure = error }
@@ -164,10 +165,9 @@ public struct HealthAdapter: DeviceAdapter {
         }
         var committer = ChunkCommitter(sink)
         do {
-            for await (samples, workouts) in chunks {
+            for await chunk in chunks {
                 var changes = AnchorChanges()
-                // Encoded here, off the reader's thread, which is the one that bounds the speed.
-                changes.samples = samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored)
+                changes.samples = chunk
                 try await committer.commit([], anchor: changes)
                 permits.signal()
             }
@@ -214,10 +214,19 @@ public struct HealthAdapter: DeviceAdapter {
         let began = ContinuousClock.now
         var committer = ChunkCommitter(sink)
         let dirty = try await sink.dirtySampleBuckets()
-        for start in stride(from: 0, to: dirty.count, by: 128) {
-            var read: [(String, SampleBucket)] = []
-            for bucket in dirty[start..<min(start + 128, dirty.count)] { read.append((bucket, try await sink.sampleBucket(bucket))) }
-            let stored = read, items = self.items
+        let batch = 128
+        func read(_ start: Int) -> Task<[(String, SampleBucket)], any Error> {
+            Task {
+                var read: [(String, SampleBucket)] = []
+                for bucket in dirty[start..<min(start + batch, dirty.count)] { read.append((bucket, try await sink.sampleBucket(bucket))) }
+                return read
+            }
+        }
+        var next = dirty.isEmpty ? nil : read(0)
+        for start in stride(from: 0, to: dirty.count, by: batch) {
+            // The next batch is read from the store while this one is rolled up.
+            let stored = try await next!.value, items = self.items
+            next = start + batch < dirty.count ? read(start + batch) : nil
             let rolled = await withTaskGroup(of: [(Int, [Item], SettledBucket)].self) { group in
                 let lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
                 for lane in 0..<lanes {

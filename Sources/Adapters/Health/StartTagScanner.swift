@@ -45,11 +45,13 @@ struct StartTagScanner {
     /// Element names whose start tags are wanted (`Record`, `Workout`, …); a handful, so a
     /// linear byte comparison beats hashing each tag's name.
     let names: [String]
+    private let nameBytes: [[UInt8]]
     var blockSize = 1 << 20
 
     init(stream: any ByteStream, names: Set<String>) {
         self.stream = stream
         self.names = names.sorted()
+        self.nameBytes = self.names.map { Array($0.utf8) }
     }
 
     /// Calls `body` with each wanted start tag, in file order (an end tag is wanted as `/Name`).
@@ -57,21 +59,26 @@ struct StartTagScanner {
     /// - Returns: the number of lines read.
     @discardableResult
     func scan(_ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) -> Int {
-        var buffer: [UInt8] = []
-        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
-        defer { block.deallocate() }
+        // Blocks are read in place after the tag the last block cut (moved to the front), and
+        // scanned where they lie: a multi-GB export is copied once, by the kernel.
+        var storage = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * blockSize, alignment: 16)
+        defer { storage.deallocate() }
+        var carried = 0
         var line = 1
         var spans: [(Int, Int, Int, Int)] = []
         while true {
-            let n = try stream.read(into: block)
-            if n == 0 { return line }          // a tag cut by the end of the file is dropped
-            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[0..<n]))
-            var failure: HealthReadError?
-            let consumed = buffer.withUnsafeBufferPointer { bytes in
-                do throws(HealthReadError) { return try scanBlock(bytes, line: &line, spans: &spans, body) } catch { failure = error; return 0 }
+            if carried + blockSize > storage.count {          // one tag longer than a block
+                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * (carried + blockSize), alignment: 16)
+                larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[0..<carried]))
+                storage.deallocate()
+                storage = larger
             }
-            if let failure { throw failure }
-            buffer.removeFirst(consumed)
+            let n = try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: storage[carried..<(carried + blockSize)]))
+            if n == 0 { return line }          // a tag cut by the end of the file is dropped
+            let bytes = UnsafeBufferPointer(start: storage.baseAddress!.assumingMemoryBound(to: UInt8.self), count: carried + n)
+            let consumed = try scanBlock(bytes, line: &line, spans: &spans, body)
+            carried = bytes.count - consumed
+            if carried > 0, consumed > 0 { memmove(storage.baseAddress!, storage.baseAddress! + consumed, carried) }
         }
     }
 
@@ -92,7 +99,7 @@ struct StartTagScanner {
             var nameEnd = lt + 1 < gt && bytes[lt + 1] == 0x2F ? lt + 2 : lt + 1
             while nameEnd < gt, !isSpace(bytes[nameEnd]), bytes[nameEnd] != 0x2F { nameEnd += 1 }
             let name = UnsafeBufferPointer(rebasing: bytes[(lt + 1)..<nameEnd])
-            if let wanted = names.first(where: { $0.utf8.elementsEqual(name) }) {
+            if let wanted = nameBytes.firstIndex(where: { $0.count == name.count && memcmp($0, name.baseAddress!, name.count) == 0 }).map({ names[$0] }) {
                 spans.removeAll(keepingCapacity: true)
                 attributeSpans(bytes, nameEnd, gt, into: &spans)
                 try body(Tag(name: wanted, line: line, bytes: bytes, spans: spans[...]))
