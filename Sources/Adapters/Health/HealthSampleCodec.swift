@@ -19,7 +19,7 @@ enum HealthSampleCodec {
         value.byte((sample.low != nil ? 1 : 0) | (sample.high != nil ? 2 : 0)); value.double(sample.value)
         if let low = sample.low { value.double(low) }
         if let high = sample.high { value.double(high) }
-        return StoredSample(bucket: sample.day, key: key.bytes, value: value.bytes)
+        return StoredSample(bucket: sample.day, lane: kindCode(sample.kind), key: key.bytes, value: value.bytes)
     }
 
     static func stored(_ workout: HealthWorkout) -> StoredSample {
@@ -29,7 +29,7 @@ enum HealthSampleCodec {
         value.byte((workout.energyKcal != nil ? 1 : 0) | (workout.distanceM != nil ? 2 : 0))
         if let energy = workout.energyKcal { value.double(energy) }
         if let distance = workout.distanceM { value.double(distance) }
-        return StoredSample(bucket: HealthTime.localDate(of: workout.start, offset: workout.offset), key: key.bytes, value: value.bytes)
+        return StoredSample(bucket: HealthTime.localDate(of: workout.start, offset: workout.offset), lane: 0, key: key.bytes, value: value.bytes)
     }
 
     /// Decodes a day's samples, making each source name a string once (a day repeats a few).

@@ -77,9 +77,20 @@ public struct JournalEntry: Sendable, Equatable {
 /// and settles it with what it sent, in the same commit as those items.
 public struct StoredSample: Sendable, Hashable {
     public var bucket: String
+    /// Which run of the source's samples this one belongs to (a kind of measurement): an export
+    /// lists each kind in time order, and the store keeps a lane's samples together so such a
+    /// listing is written after one another. 0 ..< `laneCount`.
+    public var lane: UInt8
     public var key: [UInt8]
     public var value: [UInt8]
-    public init(bucket: String, key: [UInt8], value: [UInt8]) { self.bucket = bucket; self.key = key; self.value = value }
+    public init(bucket: String, lane: UInt8 = 0, key: [UInt8], value: [UInt8]) {
+        precondition(Int(lane) < StoredSample.laneCount, "lane \(lane) is out of range")
+        self.bucket = bucket; self.lane = lane; self.key = key; self.value = value
+    }
+
+    public static let laneCount = 32
+    /// `0, 1, …` for a query's `IN (…)`.
+    static let lanes = (0..<laneCount).map(String.init).joined(separator: ", ")
 }
 
 /// A bucket's samples, what went out for it last (the adapter's own encoding; nil when nothing

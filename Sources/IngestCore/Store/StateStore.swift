@@ -99,8 +99,11 @@ public final class StateStore: Sendable {
                 -- instance shares them; an export read twice stores each sample once. Keyed by
                 -- bucket first: exports are time-ordered, so inserts append to the B-tree.
                 -- The encoded sample's identity is its own key (no hash to compute per sample).
-                CREATE TABLE samples(source TEXT NOT NULL, bucket TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL,
-                    PRIMARY KEY(source, bucket, key)) WITHOUT ROWID;
+                -- Clustered by lane first: an export lists one kind of sample after another, each in
+                -- time order, so its rows land after one another instead of in every day's pages
+                -- once per kind (which wrote each page again and again).
+                CREATE TABLE samples(source TEXT NOT NULL, lane INTEGER NOT NULL, bucket TEXT NOT NULL, key BLOB NOT NULL,
+                    value BLOB NOT NULL, PRIMARY KEY(source, lane, bucket, key)) WITHOUT ROWID;
                 -- `dirt` counts new samples since the bucket's items last went out; `sent` is what did.
                 CREATE TABLE sample_buckets(source TEXT NOT NULL, bucket TEXT NOT NULL, dirt INTEGER NOT NULL DEFAULT 0, sent BLOB,
                     PRIMARY KEY(source, bucket)) WITHOUT ROWID;
@@ -189,10 +192,10 @@ public final class StateStore: Sendable {
             var end = start
             rows.removeAll(keepingCapacity: true)
             while end < samples.count, samples[end].bucket == bucket {
-                rows += [.text(source), .text(bucket), .blob(samples[end].key), .blob(samples[end].value)]
+                rows += [.text(source), .int(Int64(samples[end].lane)), .text(bucket), .blob(samples[end].key), .blob(samples[end].value)]
                 end += 1
             }
-            let added = try c.insertRows("INSERT INTO samples(source, bucket, key, value)", columns: 4, rows,
+            let added = try c.insertRows("INSERT INTO samples(source, lane, bucket, key, value)", columns: 5, rows,
                                          tail: "ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value")
             if added > 0 {
                 try c.run("INSERT INTO sample_buckets(source, bucket, dirt) VALUES(?, ?, ?) ON CONFLICT DO UPDATE SET dirt = dirt + excluded.dirt",
@@ -222,8 +225,11 @@ public final class StateStore: Sendable {
                 try c.query("SELECT dirt, sent FROM sample_buckets WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
                     result.dirt = r.int(0); result.sent = r.isNull(1) ? nil : r.blob(1); return false
                 }
-                try c.query("SELECT key, value FROM samples WHERE source = ? AND bucket = ?", [.text(source), .text(bucket)]) { r in
-                    result.samples.append(StoredSample(bucket: bucket, key: r.blob(0), value: r.blob(1))); return true
+                // One seek per lane: the table is clustered by lane, then bucket.
+                try c.query("SELECT lane, key, value FROM samples WHERE source = ? AND lane IN (\(StoredSample.lanes)) AND bucket = ?",
+                            [.text(source), .text(bucket)]) { r in
+                    result.samples.append(StoredSample(bucket: bucket, lane: UInt8(truncatingIfNeeded: r.int(0)), key: r.blob(1), value: r.blob(2)))
+                    return true
                 }
                 return result
             }
