@@ -78,74 +78,61 @@ enum AppleHealthExport: HealthReader {
                   let (end, _) = a["endDate"].flatMap(AppleHealthRecord.parseDate) else {
                 return .failure(HealthReadError("Workout with unreadable startDate or endDate"))
             }
-            var energy = quantity(a["totalEnergyBurned"], a["totalEnergyBurnedUnit"], HealthUnits.kcal)
-            var distance = quantity(a["totalDistance"], a["totalDistanceUnit"], HealthUnits.metres)
+            var energy = quantity(a["totalEnergyBurned"], a["totalEnergyBurnedUnit"]) { HealthUnits.kcal(per: $0) }
+            var distance = quantity(a["totalDistance"], a["totalDistanceUnit"]) { HealthUnits.metres(per: $0) }
             for s in statistics {
                 let type = s["type"] ?? ""
-                if energy == nil, type == "HKQuantityTypeIdentifierActiveEnergyBurned" { energy = quantity(s["sum"], s["unit"], HealthUnits.kcal) }
-                if distance == nil, type.hasPrefix("HKQuantityTypeIdentifierDistance") { distance = quantity(s["sum"], s["unit"], HealthUnits.metres) }
+                if energy == nil, type == "HKQuantityTypeIdentifierActiveEnergyBurned" { energy = quantity(s["sum"], s["unit"]) { HealthUnits.kcal(per: $0) } }
+                if distance == nil, type.hasPrefix("HKQuantityTypeIdentifierDistance") { distance = quantity(s["sum"], s["unit"]) { HealthUnits.metres(per: $0) } }
             }
             return .success(HealthWorkout(activity: HealthWorkout.activity(a["workoutActivityType"] ?? "other"), start: start, end: end,
                                           offset: offset, energyKcal: energy, distanceM: distance, source: a["sourceName"] ?? ""))
         }
 
-        private func quantity(_ value: String?, _ unit: String?, _ convert: (Double, String) -> Double?) -> Double? {
-            guard let value, let number = Double(value), number.isFinite else { return nil }
-            return convert(number, unit ?? "")
+        /// `value` in `unit`, times what one unit is in the unit wanted (`per`).
+        private func quantity(_ value: String?, _ unit: String?, _ per: (String) -> Double?) -> Double? {
+            guard let value, let number = Double(value), number.isFinite, let factor = per(unit ?? "") else { return nil }
+            return number * factor
         }
     }
 
     /// `<ActivitySummary dateComponents="2024-06-01" activeEnergyBurned="512.3" activeEnergyBurnedUnit="kcal" …/>`:
     /// the day's active energy as the Activity rings showed it, with no time zone of its own.
     static func activitySummary(_ a: [String: String], _ zone: ZoneRules) -> Result<HealthSample?, HealthReadError> {
-        guard let date = a["dateComponents"], let (y, m, d) = HealthUnits.date(date) else {
+        guard let date = a["dateComponents"], let day = DateLayout.iso.parse(date), !day.hasTime else {
             return .failure(HealthReadError("ActivitySummary with unreadable dateComponents \(a["dateComponents"] ?? "(none)")"))
         }
         guard let text = a["activeEnergyBurned"] else { return .success(nil) }
-        guard let value = Double(text), let kcal = HealthUnits.kcal(value, a["activeEnergyBurnedUnit"] ?? "kcal") else {
+        guard let value = Double(text), let factor = HealthUnits.kcal(per: a["activeEnergyBurnedUnit"] ?? "kcal") else {
             return .failure(HealthReadError("ActivitySummary activeEnergyBurned \(text) is not a number in a known unit"))
         }
-        return .success(HealthUnits.dailySample(.activeEnergy, year: y, month: m, day: d, value: kcal, source: "Activity summary", in: zone))
+        let (start, end, offset) = day.dayBounds(in: zone)
+        return .success(HealthSample(kind: .activeEnergy, start: start, end: end, offset: offset, value: value * factor,
+                                     source: "Activity summary", daily: true))
     }
 }
 
-/// Unit conversions and dates shared by the readers.
+/// Unit conversions shared by the readers.
 enum HealthUnits {
-    /// Energy in kcal from kcal, Cal (food calories) or kJ; nil for other units.
-    static func kcal(_ value: Double, _ unit: String) -> Double? {
+    /// kcal per unit of energy: kcal, Cal (the food calorie), kJ; nil for a unit that is not energy.
+    static func kcal(per unit: String) -> Double? {
         switch unit.lowercased() {
-        case "kcal", "cal", "": value
-        case "kj": value / 4.184
+        case "kcal", "cal", "": 1
+        case "kj": 1 / 4.184
         default: nil
         }
     }
 
-    /// Distance in metres from km, m, mi, yd or ft.
-    static func metres(_ value: Double, _ unit: String) -> Double? {
+    /// Metres per unit of distance (km, m, mi, yd, ft); `bare` is what a number without a unit is.
+    static func metres(per unit: String, bare: Double = 1) -> Double? {
         switch unit.lowercased() {
-        case "km": value * 1000
-        case "m", "": value
-        case "mi": value * 1609.344
-        case "yd": value * 0.9144
-        case "ft": value * 0.3048
+        case "": bare
+        case "km": 1000
+        case "m": 1
+        case "mi": 1609.344
+        case "yd": 0.9144
+        case "ft": 0.3048
         default: nil
         }
-    }
-
-    /// `YYYY-MM-DD`.
-    static func date(_ text: String) -> (Int, Int, Int)? {
-        let parts = text.split(separator: "-")
-        guard parts.count == 3, parts[0].count == 4, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-              (1...12).contains(m), (1...CivilCalendar.daysIn(month: m, year: y)).contains(d) else { return nil }
-        return (y, m, d)
-    }
-
-    /// A whole local day's figure: from that day's midnight in `zone` to the next.
-    static func dailySample(_ kind: HealthSample.Kind, year: Int, month: Int, day: Int, value: Double, source: String,
-                            in zone: ZoneRules) -> HealthSample {
-        let (start, offset) = HealthTime.instant(year: year, month: month, day: day, in: zone)
-        let next = CivilCalendar.date(days: CivilCalendar.days(year: year, month: month, day: day) + 1)
-        let (end, _) = HealthTime.instant(year: next.year, month: next.month, day: next.day, in: zone)
-        return HealthSample(kind: kind, start: start, end: end, offset: offset, value: value, source: source, daily: true)
     }
 }

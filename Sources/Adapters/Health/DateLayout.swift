@@ -38,9 +38,13 @@ struct DateLayout: Sendable {
     /// nil: ISO 8601.
     private let parts: [Part]?
 
+    /// ISO 8601 dates and date-times.
+    static let iso = DateLayout(parts: nil)
+    private init(parts: [Part]?) { self.parts = parts }
+
     /// - Throws: `HealthReadError` naming an unknown `%` letter.
     init(_ pattern: String?) throws(HealthReadError) {
-        guard let pattern, !pattern.isEmpty else { parts = nil; return }
+        guard let pattern, !pattern.isEmpty else { self.init(parts: nil); return }
         var parts: [Part] = []
         var bytes = Array(pattern.utf8)[...]
         while let c = bytes.popFirst() {
@@ -58,7 +62,7 @@ struct DateLayout: Sendable {
             case let other: throw HealthReadError("DateFormat \(pattern): %\(other.map { String(UnicodeScalar($0)) } ?? "") is not one of %Y %y %m %d %H %M %S %b")
             }
         }
-        self.parts = parts
+        self.init(parts: parts)
     }
 
     func parse(_ text: String) -> WallTime? {

@@ -63,7 +63,7 @@ enum FitbitExportJSON: HealthReader {
                 if metric == .steps, value == 0 { return }
                 let end = metric == .steps ? start + 60 : start
                 try out.add(HealthSample(kind: metric == .steps ? .steps : .heartRate, start: start, end: end,
-                                         offset: HealthTime.offset(at: start, in: zone), value: value, source: source), line: line)
+                                         offset: zone.offset(at: start), value: value, source: source), line: line)
             case .restingHeartRate:
                 guard let text = record["value"]?["date"]?.stringValue ?? record["dateTime"]?.stringValue,
                       let (y, m, d) = slashDate(text) else { out.bad(line: line, "unreadable date"); return }
@@ -107,7 +107,7 @@ enum FitbitExportJSON: HealthReader {
         var valid: [(start: Double, offset: Int, kcal: Double, day: String, line: Int)] = []
         for m in minutes {
             guard m.kcal.isFinite, m.kcal >= 0 else { out.bad(line: m.line, "negative or invalid calories \(m.kcal)"); continue }
-            let offset = HealthTime.offset(at: m.start, in: zone)
+            let offset = zone.offset(at: m.start)
             let day = HealthTime.localDate(of: m.start, offset: offset)
             floor[day] = min(floor[day] ?? .infinity, m.kcal)
             valid.append((m.start, offset, m.kcal, day, m.line))

@@ -113,7 +113,7 @@ enum GadgetbridgeDatabase: HealthReader {
             guard let r = run else { return }
             run = nil
             let start = Double(r.start)
-            try out.add(HealthSample(kind: .sleep(r.stage), start: start, end: Double(r.end), offset: HealthTime.offset(at: start, in: zone),
+            try out.add(HealthSample(kind: .sleep(r.stage), start: start, end: Double(r.end), offset: zone.offset(at: start),
                                      value: Double(r.end - r.start), source: source(device)), line: r.row)
         }
         do {
@@ -129,7 +129,7 @@ enum GadgetbridgeDatabase: HealthReader {
                         guard let ts = whole(row.text(0)) else {
                             out.bad(line: rowNumber, "\(table): TIMESTAMP \(row.text(0) ?? "NULL") is not a whole number"); return true
                         }
-                        let t = Double(ts), offset = HealthTime.offset(at: t, in: zone)
+                        let t = Double(ts), offset = zone.offset(at: t)
                         let steps = row.isNull(2) ? 0 : whole(row.text(2)), rate = row.isNull(3) ? 0 : whole(row.text(3))
                         guard let steps, let rate else {
                             out.bad(line: rowNumber, "\(table): STEPS \(row.text(2) ?? "NULL") or HEART_RATE \(row.text(3) ?? "NULL") is not a whole number")
@@ -191,7 +191,7 @@ enum GadgetbridgeDatabase: HealthReader {
                     if let o = open, o.device == id, let stage = o.stage, ts > o.start, ts - o.start <= longestStage {
                         let start = Double(o.start)
                         do throws(HealthReadError) {
-                            try out.add(HealthSample(kind: .sleep(stage), start: start, end: Double(ts), offset: HealthTime.offset(at: start, in: zone),
+                            try out.add(HealthSample(kind: .sleep(stage), start: start, end: Double(ts), offset: zone.offset(at: start),
                                                      value: Double(ts - o.start), source: source(id)), line: o.row)
                         } catch { pending = error; return false }
                     }

@@ -49,7 +49,7 @@ enum GoogleFitTakeoutJSON: HealthReader {
                 ignored.insert(type); return
             }
             guard let number else { out.bad(line: line, "fitValue holds no number"); return }
-            let sample = HealthSample(kind: kind, start: start, end: kind == .heartRate ? start : end, offset: HealthTime.offset(at: start, in: zone),
+            let sample = HealthSample(kind: kind, start: start, end: kind == .heartRate ? start : end, offset: zone.offset(at: start),
                                       value: kind == .steps || kind == .heartRate ? number : end - start,
                                       source: source(point["originDataSourceId"]?.stringValue))
             try out.add(sample, line: line)

@@ -149,7 +149,6 @@ public struct HealthAdapter: DeviceAdapter {
         let cancelled = Atomic<Bool>(false)
         let result = Mutex(Outcome())
         let settings = self.settings
-        let job = ParseJob(input: input, reader: reader)
         DispatchQueue.global().async {
             let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
                 permits.wait()
@@ -158,7 +157,7 @@ public struct HealthAdapter: DeviceAdapter {
                 continuation.yield(samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored))
             }
             var failure: HealthReadError?
-            do throws(HealthReadError) { try job.reader.read(job.input, settings, into: collector) } catch { failure = error }
+            do throws(HealthReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
             do throws(HealthReadError) { try collector.flushNow() } catch { failure = failure ?? error }
             result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
@@ -179,12 +178,6 @@ public struct HealthAdapter: DeviceAdapter {
             throw error
         }
         return result.withLock { $0 }
-    }
-
-    /// A reader and its input, handed to the parsing thread.
-    private struct ParseJob: @unchecked Sendable {
-        var input: HealthInput
-        var reader: any HealthReader.Type
     }
 
     /// The hash of the first `count` bytes (how the file looked when last read), feeding the same

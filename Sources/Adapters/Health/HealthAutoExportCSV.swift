@@ -28,7 +28,7 @@ enum HealthAutoExportCSV: HealthReader {
         guard let first = header.first, first == "Date/Time" || first == "Date" else {
             throw HealthReadError("the first column is \(header.first ?? "missing"), not Date/Time")
         }
-        var plan = HealthCSVPlan(dateColumn: 0, dateLayout: try DateLayout(nil), columns: [])
+        var plan = HealthCSVPlan(dateColumn: 0, dateLayout: .iso, columns: [])
         for (index, name) in header.enumerated().dropFirst() {
             if let meaning = meaning(of: name) { plan.columns.append((index, meaning)) } else { plan.ignored.append(name) }
         }
@@ -50,8 +50,8 @@ enum HealthAutoExportCSV: HealthReader {
         }
         switch (rest.lowercased(), part) {
         case ("step count", ""): return .quantity(.steps, scale: 1)
-        case ("active energy", ""): return HealthAutoExportJSON.kcal(per: unit).map { .quantity(.activeEnergy, scale: $0) }
-        case ("basal energy burned", ""), ("resting energy", ""): return HealthAutoExportJSON.kcal(per: unit).map { .quantity(.basalEnergy, scale: $0) }
+        case ("active energy", ""): return HealthUnits.kcal(per: unit).map { .quantity(.activeEnergy, scale: $0) }
+        case ("basal energy burned", ""), ("resting energy", ""): return HealthUnits.kcal(per: unit).map { .quantity(.basalEnergy, scale: $0) }
         case ("heart rate", ""), ("heart rate", "avg"): return .heartRate(.avg)
         case ("heart rate", "min"): return .heartRate(.min)
         case ("heart rate", "max"): return .heartRate(.max)

@@ -71,27 +71,6 @@ enum HealthAutoExportJSON: HealthReader {
         }
     }
 
-    /// Conversion of an energy unit to kcal, nil for a unit that is not energy.
-    static func kcal(per unit: String) -> Double? {
-        switch unit.lowercased() {
-        case "kcal", "cal", "": 1                     // the app's "Cal" is the food calorie
-        case "kj": 1 / 4.184
-        default: nil
-        }
-    }
-
-    /// Metres per distance unit; nil for an unknown one.
-    static func metres(per unit: String) -> Double? {
-        switch unit.lowercased() {
-        case "km", "": 1000                           // a bare number: the app's metric default
-        case "m": 1
-        case "mi": 1609.344
-        case "yd": 0.9144
-        case "ft": 0.3048
-        default: nil
-        }
-    }
-
     // MARK: - Parser
 
     private struct Parser {
@@ -151,7 +130,7 @@ enum HealthAutoExportJSON: HealthReader {
             var scale = 1.0
             switch metric {
             case .quantity(.activeEnergy), .quantity(.basalEnergy):
-                guard let k = HealthAutoExportJSON.kcal(per: units) else {
+                guard let k = HealthUnits.kcal(per: units) else {
                     out.note("hae-json: \(name) in unknown units \(units) is not read"); try s.skipValue(); return
                 }
                 scale = k
@@ -249,12 +228,13 @@ enum HealthAutoExportJSON: HealthReader {
                 if s.key(k, is: "name") { name = try s.string() }
                 else if s.key(k, is: "start") { start = try date("start", &bad) }
                 else if s.key(k, is: "end") { end = try date("end", &bad) }
-                else if s.key(k, is: "activeEnergyBurned") { energy = try measure("activeEnergyBurned", HealthAutoExportJSON.kcal, &bad) }
+                else if s.key(k, is: "activeEnergyBurned") { energy = try measure("activeEnergyBurned", { HealthUnits.kcal(per: $0) }, &bad) }
                 else if s.key(k, is: "activeEnergy") {
                     // Version 2 writes a per-minute series here (and the total as activeEnergyBurned); version 1 a total.
-                    if try s.peek() == .array { energySeries = try series(&bad) } else { energy = try measure("activeEnergy", HealthAutoExportJSON.kcal, &bad) }
+                    if try s.peek() == .array { energySeries = try series(&bad) } else { energy = try measure("activeEnergy", { HealthUnits.kcal(per: $0) }, &bad) }
                 }
-                else if s.key(k, is: "distance") { distance = try measure("distance", HealthAutoExportJSON.metres, &bad) }
+                // A bare distance is in km, the app's metric default.
+                else if s.key(k, is: "distance") { distance = try measure("distance", { HealthUnits.metres(per: $0, bare: 1000) }, &bad) }
                 else if s.key(k, is: "source") { source = try self.source() ?? source }
                 else { try s.skipValue() }
             }
@@ -299,7 +279,7 @@ enum HealthAutoExportJSON: HealthReader {
         private mutating func series(_ bad: inout String?) throws -> Double {
             try s.enterArray()
             var total = 0.0
-            while try s.nextElement() { total += try measure("activeEnergy", HealthAutoExportJSON.kcal, &bad) ?? 0 }
+            while try s.nextElement() { total += try measure("activeEnergy", { HealthUnits.kcal(per: $0) }, &bad) ?? 0 }
             return total
         }
 

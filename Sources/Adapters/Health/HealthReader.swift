@@ -3,7 +3,7 @@ import IngestCore
 
 /// One export format: Apple Health XML, Health Auto Export JSON or CSV, Fitbit / Google Takeout
 /// JSON, Gadgetbridge SQLite, column-mapped CSV.
-protocol HealthReader {
+protocol HealthReader: Sendable {
     /// `Format=` value that forces this reader.
     static var format: String { get }
     /// Whether a file looks like this format, from its name and its first bytes (up to 4 KiB,
@@ -32,7 +32,7 @@ struct HealthReadError: Error, Equatable, CustomStringConvertible {
 
 /// What a reader reads: a file, or the part of it past `offset` when it only grew. What the
 /// reader reads through `bytes()` or `stream()` also goes to `digest`, the file's content hash.
-struct HealthInput {
+struct HealthInput: Sendable {
     /// The file's path (a database is opened by path, read-only).
     var path: String
     /// Where to start: 0, or the size already read when an append-friendly format (CSV) grew.

@@ -141,8 +141,4 @@ enum HealthTime {
         return text + (offset == 0 ? "Z" : CivilCalendar.offsetText(offset))
     }
 
-    /// The offset `zone` had at `instant`.
-    static func offset(at instant: Double, in zone: ZoneRules) -> Int {
-        zone.offset(at: instant)
-    }
 }

@@ -4,8 +4,8 @@ import Testing
 
 /// Apple Health records into samples, and samples into days, against hand-computed totals.
 struct DayRollupTests {
-    func samples(_ records: [[String: String]]) -> [HealthSample] {
-        records.compactMap { if case .sample(let s) = record($0) { s } else { nil } }
+    func samples(_ records: [[String: String]]) throws -> [HealthSample] {
+        try records.compactMap { if case .sample(let s) = try record($0) { s } else { nil } }
     }
 
     func steps(_ value: Int, _ start: String, _ end: String, source: String) -> [String: String] {
@@ -37,8 +37,8 @@ struct DayRollupTests {
         #expect(watchFirst[1].steps == nil, "the record cut off at the file's end is not counted")
     }
 
-    @Test func eachSampleLandsOnTheDayOfItsOwnOffset() {
-        let days = DayRollup(priority: []).days(samples([
+    @Test func eachSampleLandsOnTheDayOfItsOwnOffset() throws {
+        let days = DayRollup(priority: []).days(try samples([
             // Berlin, the night of the DST change: 01:30 CET and 03:30 CEST are both 31 March.
             steps(100, "2024-03-31 01:30:00 +0100", "2024-03-31 01:40:00 +0100", source: "phone"),
             steps(200, "2024-03-31 03:30:00 +0200", "2024-03-31 03:40:00 +0200", source: "phone"),
@@ -53,23 +53,23 @@ struct DayRollupTests {
     }
 
     /// One `<Record …/>` with these attributes, written out, scanned and mapped as an export's would be.
-    func record(_ attributes: [String: String]) -> AppleHealthRecord.Outcome {
+    func record(_ attributes: [String: String]) throws -> AppleHealthRecord.Outcome {
         func escaped(_ v: String) -> String { v.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;") }
         let xml = "<HealthData>\n <Record " + attributes.keys.sorted().map { "\($0)=\"\(escaped(attributes[$0]!))\"" }.joined(separator: " ") + "/>\n</HealthData>\n"
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString).xml").path
-        FileManager.default.createFile(atPath: path, contents: Data(xml.utf8))
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         var mapper = AppleHealthRecord.Mapper()
         var outcome = AppleHealthRecord.Outcome.bad("no Record")
-        try? StartTagScanner(stream: try FileByteStream(path: path), names: ["Record"]).scan { outcome = mapper.sample($0) }
+        try StartTagScanner(stream: try FileByteStream(path: path), names: ["Record"]).scan { outcome = mapper.sample($0) }
         return outcome
     }
 
-    @Test func badRecordsAreNamedAndOtherTypesIgnored() {
-        #expect(record(["type": "HKQuantityTypeIdentifierFlightsClimbed"]) == .ignored)
-        #expect(record(steps(-5, "2024-06-01 08:00:00 +0200", "2024-06-01 08:10:00 +0200", source: "x")) == .bad("value -5 is not a number ≥ 0"))
-        #expect(record(steps(5, "2024-06-01T08:00:00Z", "2024-06-01 08:10:00 +0200", source: "x")) == .bad("unreadable startDate 2024-06-01T08:00:00Z"))
-        #expect(record(["type": "HKCategoryTypeIdentifierSleepAnalysis", "value": "HKCategoryValueSleepAnalysisDreaming"])
+    @Test func badRecordsAreNamedAndOtherTypesIgnored() throws {
+        #expect(try record(["type": "HKQuantityTypeIdentifierFlightsClimbed"]) == .ignored)
+        #expect(try record(steps(-5, "2024-06-01 08:00:00 +0200", "2024-06-01 08:10:00 +0200", source: "x")) == .bad("value -5 is not a number ≥ 0"))
+        #expect(try record(steps(5, "2024-06-01T08:00:00Z", "2024-06-01 08:10:00 +0200", source: "x")) == .bad("unreadable startDate 2024-06-01T08:00:00Z"))
+        #expect(try record(["type": "HKCategoryTypeIdentifierSleepAnalysis", "value": "HKCategoryValueSleepAnalysisDreaming"])
                 == .bad("unknown sleep value HKCategoryValueSleepAnalysisDreaming"))
     }
 
