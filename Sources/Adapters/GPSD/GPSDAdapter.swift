@@ -9,6 +9,7 @@ import IngestCore
 /// the last settled point and closes a visit that went stale by the wall clock.
 public struct GPSDAdapter: LiveAdapter {
     public static let type = "gpsd"
+    public static let recordScope = RecordScope.instance
     public static let summary = "live gpsd fixes clustered into visits (location) and the trips between them (motion)"
     public static let configKeys: [ConfigKey] = [
         ConfigKey("Host", .string, default: "localhost", "where gpsd listens"),
@@ -46,13 +47,13 @@ public struct GPSDAdapter: LiveAdapter {
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        var (tracker, items) = try await PlaceTracker.restore(from: anchor, journal: sink.journal(since:), settings: settings)
+        var (tracker, items) = try await PlaceTracker.restore(from: anchor, journal: { try JournalEntry.read(sink.records, since: $0) }, settings: settings)
         items += tracker.closeIfStale(now: Date().timeIntervalSince1970)
         try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.takeChanges())
     }
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
-        var (tracker, items) = try await PlaceTracker.restore(from: anchor, journal: sink.journal(since:), settings: settings)
+        var (tracker, items) = try await PlaceTracker.restore(from: anchor, journal: { try JournalEntry.read(sink.records, since: $0) }, settings: settings)
         try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.takeChanges())
         items = []
         let reader = GPSDReader(host: host, port: port, silence: silence)

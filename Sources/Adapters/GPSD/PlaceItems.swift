@@ -16,7 +16,7 @@ enum PlaceItems {
             "departure": v.departure.map { .string(time($0)) } ?? .null,
             "lat": .double(rounded(v.latitude, 7)), "lon": .double(rounded(v.longitude, 7)),
             "accuracy_m": .double(v.accuracy), "fixes": .int(Int64(v.fixes)),
-        ])
+        ], keepingNull: ["arrival", "departure"])   // an open visit is sent with `departure: null`
     }
 
     static func item(_ t: Trip) -> Item {

@@ -32,10 +32,10 @@ struct PlaceTracker {
 
     /// Rebuilds the tracker by replaying the journal from the anchor's resume point; returns it
     /// with the items that replay found due (none, unless a crash came between a fix and its commit).
-    static func restore(from anchor: Anchor, journal: (Double) async throws -> [JournalEntry], settings: Settings) async throws -> (PlaceTracker, [Item]) {
+    static func restore(from anchor: Anchor, journal: (Double) throws -> [JournalEntry], settings: Settings) async throws -> (PlaceTracker, [Item]) {
         let saved = anchor["state"].flatMap(SavedState.init)
         let since = saved?.resume ?? -Double.infinity
-        let entries = try await journal(saved.map { $0.resume - PlaceTracker.chunkSeconds } ?? 0)
+        let entries = try journal(saved.map { $0.resume - PlaceTracker.chunkSeconds } ?? 0)
         var tracker = PlaceTracker(settings: settings)
         tracker.processedUntil = saved?.processedUntil ?? -Double.infinity
         tracker.chunk = entries.last
@@ -92,9 +92,9 @@ struct PlaceTracker {
         if let resume = detector.resumePoint {
             changes.updates["state"] = SavedState(resume: resume.time, startsTrip: resume.startsTrip, processedUntil: processedUntil).encoded
         }
-        changes.journal = finishedChunks
-        if chunkDirty, let chunk { changes.journal.append(chunk) }
-        changes.journalPruneBefore = pruneBefore
+        changes.records = finishedChunks.map(\.record)
+        if chunkDirty, let chunk { changes.records.append(chunk.record) }
+        if let pruneBefore { changes.cutoffs = [JournalEntry.cutoff(before: pruneBefore)] }
         finishedChunks = []
         chunkDirty = false
         pruneBefore = nil

@@ -12,6 +12,7 @@ import Synchronization
 /// export is not opened, and a CSV that only grew is read from where it ended.
 public struct HealthAdapter: DeviceAdapter {
     public static let type = "health"
+    public static let recordScope = RecordScope.type
     public static let summary = "health exports: Apple Health export.xml/zip, Health Auto Export JSON/CSV, Fitbit/Takeout JSON, Gadgetbridge, CSV"
     public static let configKeys: [ConfigKey] = [
         ConfigKey("Path", .path, repeated: true, "an export file, or a folder walked recursively for exports"),
@@ -144,7 +145,7 @@ public struct HealthAdapter: DeviceAdapter {
     /// Runs the reader on its own thread and queues its chunks as they come: SQLite stores one
     /// chunk while the next is parsed, and at most two wait in memory.
     private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into sink: some ItemSink) async throws -> Outcome {
-        let (chunks, continuation) = AsyncStream<[StoredSample]>.makeStream()
+        let (chunks, continuation) = AsyncStream<[StateRecord]>.makeStream()
         let permits = DispatchSemaphore(value: 2)
         let cancelled = Atomic<Bool>(false)
         let result = Mutex(Outcome())
@@ -165,8 +166,11 @@ public struct HealthAdapter: DeviceAdapter {
         var committer = ChunkCommitter(sink)
         do {
             for await chunk in chunks {
+                // Samples alone can be read again from the export: the anchor that says it was
+                // read comes in a later, durable commit, whose fsync takes them along.
                 var changes = AnchorChanges()
-                changes.samples = chunk
+                changes.records = chunk
+                changes.durable = false
                 try await committer.commit([], anchor: changes)
                 permits.signal()
             }
@@ -206,12 +210,12 @@ public struct HealthAdapter: DeviceAdapter {
     private func rollUp(into sink: some ItemSink) async throws {
         let began = ContinuousClock.now
         var committer = ChunkCommitter(sink)
-        let dirty = try await sink.dirtySampleBuckets()
+        let dirty = try sink.records.changedGroups()
         let batch = 128
-        func read(_ start: Int) -> Task<[(String, SampleBucket)], any Error> {
+        func read(_ start: Int) -> Task<[(String, RecordGroup)], any Error> {
             Task {
-                var read: [(String, SampleBucket)] = []
-                for bucket in dirty[start..<min(start + batch, dirty.count)] { read.append((bucket, try await sink.sampleBucket(bucket))) }
+                var read: [(String, RecordGroup)] = []
+                for bucket in dirty[start..<min(start + batch, dirty.count)] { read.append((bucket, try sink.records.group(bucket))) }
                 return read
             }
         }
@@ -220,11 +224,11 @@ public struct HealthAdapter: DeviceAdapter {
             // The next batch is read from the store while this one is rolled up.
             let stored = try await next!.value, items = self.items
             next = start + batch < dirty.count ? read(start + batch) : nil
-            let rolled = await withTaskGroup(of: [(Int, [Item], SettledBucket)].self) { group in
+            let rolled = await withTaskGroup(of: [(Int, [Item], SettledGroup)].self) { group in
                 let lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
                 for lane in 0..<lanes {
                     group.addTask {
-                        var out: [(Int, [Item], SettledBucket)] = []
+                        var out: [(Int, [Item], SettledGroup)] = []
                         for i in stride(from: lane, to: stored.count, by: lanes) {
                             let (queued, settled) = HealthAdapter.rollUp(date: stored[i].0, stored[i].1, items)
                             out.append((i, queued, settled))
@@ -232,7 +236,7 @@ public struct HealthAdapter: DeviceAdapter {
                         return out
                     }
                 }
-                var all = [([Item], SettledBucket)?](repeating: nil, count: stored.count)
+                var all = [([Item], SettledGroup)?](repeating: nil, count: stored.count)
                 for await part in group { for (i, queued, settled) in part { all[i] = (queued, settled) } }
                 return all
             }
@@ -262,10 +266,10 @@ public struct HealthAdapter: DeviceAdapter {
 
     /// One day's items that differ from what went out for it, tombstones for keys it lost, and
     /// what to remember as sent.
-    static func rollUp(date: String, _ stored: SampleBucket, _ items: HealthItems) -> ([Item], SettledBucket) {
+    static func rollUp(date: String, _ stored: RecordGroup, _ items: HealthItems) -> ([Item], SettledGroup) {
         var decoder = HealthSampleCodec.Decoder()
-        let produced = items.items(date: date, stored.samples.compactMap { decoder.decode($0) })
-        let sent = SentItems(stored.sent)
+        let produced = items.items(date: date, stored.records.compactMap { decoder.decode($0) })
+        let sent = SentItems(stored.settled)
         var now = SentItems()
         var queued: [Item] = []
         for item in produced {
@@ -273,7 +277,7 @@ public struct HealthAdapter: DeviceAdapter {
             if sent.versions[item.key] != item.version { queued.append(item) }
         }
         for key in sent.versions.keys.sorted() where now.versions[key] == nil { queued.append(.tombstone(endpoint: .health, key: key)) }
-        return (queued, SettledBucket(sent: now.encoded, dirt: stored.dirt))
+        return (queued, SettledGroup(state: now.encoded, changes: stored.changes))
     }
 }
 

@@ -5,31 +5,31 @@ import IngestCore
 /// is — kind, times (so that a kind's samples sort by time), offset, source, and for a workout
 /// its activity — and is stored once, so the same sample read from two exports counts once. The
 /// value is what it measured; the same key read again with another value (a corrected row)
-/// replaces it. Bucketed by the local day they count toward.
+/// replaces it. Grouped by the local day they count toward, shelved by kind.
 enum HealthSampleCodec {
     enum Record: Sendable, Equatable {
         case sample(HealthSample)
         case workout(HealthWorkout)
     }
 
-    static func stored(_ sample: HealthSample) -> StoredSample {
+    static func stored(_ sample: HealthSample) -> StateRecord {
         var key = Writer(), value = Writer()
         key.byte(1); key.byte(kindCode(sample.kind)); key.byte(sample.daily ? 1 : 0)
         key.time(sample.start); key.time(sample.end); key.int32(sample.offset); key.string(sample.source)
         value.byte((sample.low != nil ? 1 : 0) | (sample.high != nil ? 2 : 0)); value.double(sample.value)
         if let low = sample.low { value.double(low) }
         if let high = sample.high { value.double(high) }
-        return StoredSample(bucket: sample.day, lane: kindCode(sample.kind), key: key.bytes, value: value.bytes)
+        return StateRecord(group: sample.day, shelf: kindCode(sample.kind), key: key.bytes, value: value.bytes)
     }
 
-    static func stored(_ workout: HealthWorkout) -> StoredSample {
+    static func stored(_ workout: HealthWorkout) -> StateRecord {
         var key = Writer(), value = Writer()
         key.byte(2); key.time(workout.start); key.time(workout.end); key.int32(workout.offset)
         key.string(workout.activity); key.string(workout.source)
         value.byte((workout.energyKcal != nil ? 1 : 0) | (workout.distanceM != nil ? 2 : 0))
         if let energy = workout.energyKcal { value.double(energy) }
         if let distance = workout.distanceM { value.double(distance) }
-        return StoredSample(bucket: HealthTime.localDate(of: workout.start, offset: workout.offset), lane: 0, key: key.bytes, value: value.bytes)
+        return StateRecord(group: HealthTime.localDate(of: workout.start, offset: workout.offset), shelf: 0, key: key.bytes, value: value.bytes)
     }
 
     /// Decodes a day's samples, making each source name a string once (a day repeats a few).
@@ -37,7 +37,7 @@ enum HealthSampleCodec {
         private var names: [([UInt8], String)] = []
 
         /// nil for bytes this version did not write (the store outlives builds).
-        mutating func decode(_ stored: StoredSample) -> Record? {
+        mutating func decode(_ stored: StateRecord) -> Record? {
             stored.key.withUnsafeBytes { key in
                 stored.value.withUnsafeBytes { value in HealthSampleCodec.decode(key, value, names: &names) }
             }

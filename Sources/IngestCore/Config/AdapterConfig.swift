@@ -63,6 +63,15 @@ public struct AdapterRegistry: Sendable {
         return names.sorted().filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }.map { dir.appendingPath($0) }
     }
 
+    /// Where `config`'s records live, by its type's declared ``RecordScope``; nil for none.
+    public func recordSpace(of config: AdapterConfig) -> String? {
+        switch type(named: config.type)?.recordScope ?? .none {
+        case .none: nil
+        case .instance: StateStore.space(instance: config.name)
+        case .type: StateStore.space(type: config.type)
+        }
+    }
+
     public func make(_ config: AdapterConfig) throws(ConfigError) -> any DeviceAdapter {
         guard let t = type(named: config.type) else { throw ConfigError(file: config.file, key: "Type", "unknown adapter type \(config.type)") }
         return try t.init(config: config)

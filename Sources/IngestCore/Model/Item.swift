@@ -18,9 +18,11 @@ public struct Item: Sendable, Hashable {
     ///   - versioned: false for things that never change (a capture): no version is sent.
     ///   - unversioned: fields sent but left out of that hash (a photo's file name: a renamed
     ///     copy is a duplicate, not an update).
+    ///   - keepingNull: fields whose `null` means something (an open visit's `departure`) and is
+    ///     sent; other `null` fields are left out.
     public init(endpoint: Endpoint, key: String, version: String? = nil, versioned: Bool = true,
-                fields: [String: JSONValue], unversioned: Set<String> = []) {
-        let kept = fields.values.contains(.null) ? fields.filter { $0.value != .null || Item.nullableFields.contains($0.key) } : fields
+                fields: [String: JSONValue], unversioned: Set<String> = [], keepingNull: Set<String> = []) {
+        let kept = fields.values.contains(.null) ? fields.filter { $0.value != .null || keepingNull.contains($0.key) } : fields
         // Each member is encoded once; the version hashes the object of the versioned members,
         // and the body is the same members with key/version spliced in at their sorted place.
         let members = JSONValue.encodedMembers(kept)
@@ -44,8 +46,5 @@ public struct Item: Sendable, Hashable {
     public static func tombstone(endpoint: Endpoint, key: String) -> Item {
         Item(endpoint: endpoint, key: key, version: nil, deleted: true, fields: [:])
     }
-
-    /// Fields whose `null` means something (an open visit's `departure`), so they are kept.
-    static let nullableFields: Set<String> = ["arrival", "departure"]
 
 }

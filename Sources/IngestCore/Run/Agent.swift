@@ -37,6 +37,21 @@ public struct Agent: Sendable {
         IngestGate(store: store, transport: try transport(node, store: store), lockPath: paths.drainLock)
     }
 
+    /// The node, the state store and the gate over them, wired in one order for every command:
+    /// node.conf first, so a broken one is reported before anything is opened.
+    public struct Session: Sendable {
+        public let node: NodeConfig
+        public let store: StateStore
+        public let gate: IngestGate
+        public var policy: DrainPolicy { DrainPolicy(maxWait: node.maxWait) }
+    }
+
+    public func session() throws(AgentError) -> Session {
+        let node = try nodeConfig()
+        let store = try openStore()
+        return Session(node: node, store: store, gate: try gate(store: store, node: node))
+    }
+
     // MARK: - Scanning
 
     public struct ScanResult: Sendable {
@@ -47,45 +62,70 @@ public struct Agent: Sendable {
         public var error: String?
     }
 
-    /// Scans each adapter in turn. With `store` nil (`--dry-run`) items are printed, not queued,
-    /// and anchors are read from `anchors` (the read-only store, if any) but never written.
-    public func scan(_ configs: [AdapterConfig], store: StateStore?, dryRun: Bool, readOnlyAnchors: StateStore? = nil,
-                     onCommit: @escaping @Sendable () -> Void = {}) async -> [ScanResult] {
+    /// The enabled instances, or those named (enabled or not), in the order given.
+    public func select(_ names: [String]) throws(AgentError) -> [AdapterConfig] {
+        let all = try adapterConfigs()
+        guard !names.isEmpty else { return all.filter(\.enabled) }
+        var selected: [AdapterConfig] = []
+        for name in names {
+            guard let config = all.first(where: { $0.name == name }) else {
+                let known = all.map(\.name).joined(separator: ", ")
+                throw AgentError(.usage, "no adapter instance \(name) in \(paths.adaptersDir)" + (known.isEmpty ? "" : " (have: \(known))"))
+            }
+            selected.append(config)
+        }
+        return selected
+    }
+
+    /// `resync`: forgets where `config` was and what it derived from its records, so its next
+    /// scan emits everything again; the records themselves stay.
+    public func forgetProgress(of config: AdapterConfig, in store: StateStore) throws(AgentError) {
+        do {
+            try store.resetAnchor(for: config.name)
+            if let space = registry.recordSpace(of: config) { try store.resetSettled(space: space) }
+        } catch { throw .store(error) }
+    }
+
+    /// `run --dry-run`: scans `configs` into a throwaway copy of their state; `show` gets each item.
+    public func preview(_ configs: [AdapterConfig], show: @escaping @Sendable (String) -> Void) async throws(AgentError) -> [ScanResult] {
+        let preview: PreviewStore
+        do { preview = try PreviewStore(copying: paths, adapters: configs.map { ($0.name, registry.recordSpace(of: $0)) }) }
+        catch { throw .store(error) }
+        return await scan(configs, into: .preview(preview, show: show))
+    }
+
+    /// Scans each adapter in turn into `target`.
+    public func scan(_ configs: [AdapterConfig], into target: ScanTarget) async -> [ScanResult] {
         var results: [ScanResult] = []
         for config in configs {
             var result = ScanResult(adapter: config.name, type: config.type, queued: 0, warnings: 0)
             do {
                 let adapter = try registry.make(config)
-                let source = type(of: adapter).source
-                if dryRun {
-                    let anchor = (try? readOnlyAnchors?.anchor(for: config.name)) ?? Anchor()
-                    let sink = DryRunSink(adapter: config.name, source: source, store: readOnlyAnchors)
-                    try await adapter.scan(since: anchor, into: sink)
-                    result.queued = sink.queued.load(ordering: .relaxed)
-                    result.warnings = sink.warnings.load(ordering: .relaxed)
-                } else if let store {
-                    // A live adapter that `watch` follows is its to update; a timer run leaves it be.
-                    var liveLock: FileLock?
-                    if adapter is any LiveAdapter {
-                        liveLock = await FileLock.acquire(paths.liveLock(config.name), wait: 0)
-                        if liveLock == nil { Log.info("\(config.name): followed live by watch; not scanned"); results.append(result); continue }
-                    }
-                    defer { withExtendedLifetime(liveLock) {} }
-                    let sink = StoreSink(store: store, adapter: config.name, source: source, onCommit: onCommit)
-                    defer { sink.progressLine.finish() }
-                    try await adapter.scan(since: try store.anchor(for: config.name), into: sink)
-                    result.queued = sink.queued.load(ordering: .relaxed)
-                    result.warnings = sink.warnings.load(ordering: .relaxed)
-                    try store.recordScan(adapter: config.name, type: config.type, error: nil)
+                // A live adapter that `watch` follows is its to update; a timer run leaves it be.
+                var liveLock: FileLock?
+                if case .queue = target, adapter is any LiveAdapter {
+                    liveLock = await FileLock.acquire(paths.liveLock(config.name), wait: 0)
+                    if liveLock == nil { Log.info("\(config.name): followed live by watch; not scanned"); results.append(result); continue }
                 }
+                defer { withExtendedLifetime(liveLock) {} }
+                let sink = self.sink(for: config, adapter: adapter, into: target)
+                defer { sink.progressLine.finish() }
+                try await adapter.scan(since: try target.store.anchor(for: config.name), into: sink)
+                result.queued = sink.queued.load(ordering: .relaxed)
+                result.warnings = sink.warnings.load(ordering: .relaxed)
+                if case .queue(let store, _) = target { try store.recordScan(adapter: config.name, type: config.type, error: nil) }
             } catch {
                 result.error = error.message
                 Log.error("\(config.name): \(error.message)")
-                if !dryRun { try? store?.recordScan(adapter: config.name, type: config.type, error: error.message) }
+                if case .queue(let store, _) = target { try? store.recordScan(adapter: config.name, type: config.type, error: error.message) }
             }
             results.append(result)
         }
         return results
+    }
+
+    func sink(for config: AdapterConfig, adapter: any DeviceAdapter, into target: ScanTarget) -> ScanSink {
+        ScanSink(target, adapter: config.name, source: type(of: adapter).source, space: registry.recordSpace(of: config))
     }
 
     /// `run`: scans `configs` and sends what they queue through `gate` while the scan goes on, so
@@ -103,7 +143,7 @@ public struct Agent: Sendable {
                 await wakeup.wait(until: nil)
             }
         }
-        let results = await scan(configs, store: store, dryRun: false, onCommit: { wakeup.kick() })
+        let results = await scan(configs, into: .queue(store, onCommit: { wakeup.kick() }))
         scanned.store(true, ordering: .releasing)
         wakeup.kick()
         return (results, await sender.value)

@@ -1,4 +1,7 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The quick-capture queue: a note becomes a `capture` item, durable in the outbox before
 /// `capture` returns, and leaves the queue only on the node's 200 or 400.
@@ -18,4 +21,25 @@ public enum CaptureQueue {
     public static func enqueue(_ texts: [String], via: String, store: StateStore) throws(StoreError) {
         try store.commit(adapter: "capture", source: source, items: items(texts, via: via), anchor: .none)
     }
+}
+
+extension Agent {
+    /// `capture`: queues the texts durably, then tries to send them (and only captures) for a
+    /// moment. Queued is done; sending is a bonus, and another process draining sends ours too.
+    /// - Returns: true when sending was tried and stopped early: the captures wait in the queue.
+    public func capture(_ texts: [String], via: String) async throws(AgentError) -> Bool {
+        let store = try openStore()
+        do throws(StoreError) { try CaptureQueue.enqueue(texts, via: via, store: store) } catch { throw .store(error) }
+        Log.info("queued \(texts.count) capture\(texts.count == 1 ? "" : "s")")
+        Log.debug("capture durable at CLOCK_MONOTONIC \(monotonicNanoseconds()) ns")   // bench/run.sh measures start-to-durable by it
+        guard let node = try? nodeConfig(), let gate = try? gate(store: store, node: node) else { return false }
+        let report = await gate.drain(DrainPolicy(maxWait: 2, lockWait: 0, onlyCaptures: true))
+        return report.stop != nil || !report.parked.isEmpty
+    }
+}
+
+private func monotonicNanoseconds() -> Int {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }

@@ -1,79 +1,55 @@
 import FoundationEssentials
 import Synchronization
 
-/// Queues an adapter's chunks in the state store, each with its anchor changes.
-final class StoreSink: ItemSink {
-    let store: StateStore
+/// Where a scan's items go.
+public enum ScanTarget: Sendable {
+    /// Queued in the state store for the gate; `onCommit` runs after each durable commit (`watch`
+    /// wakes its drain loop with it).
+    case queue(StateStore, onCommit: @Sendable () -> Void = {})
+    /// `run --dry-run`: each item goes to `show` as one JSON line; anchors and records land in a
+    /// throwaway copy, so the scan reads back what it wrote, exactly as `run` would.
+    case preview(PreviewStore, show: @Sendable (String) -> Void)
+
+    var store: StateStore {
+        switch self {
+        case .queue(let store, _): store
+        case .preview(let preview, _): preview.store
+        }
+    }
+}
+
+/// Takes one adapter instance's chunks to its scan target, each with its anchor changes.
+final class ScanSink: ItemSink {
+    let target: ScanTarget
     let adapter: String
     let source: String
+    let records: AdapterRecords
+    private let space: String?
     let queued = Atomic<Int>(0)
     let warnings = Atomic<Int>(0)
     let progressLine: ProgressLine
-    /// Called after each durable commit: `watch` wakes its drain loop with it.
-    let onCommit: @Sendable () -> Void
 
-    init(store: StateStore, adapter: String, source: String, onCommit: @escaping @Sendable () -> Void = {}) {
-        self.store = store; self.adapter = adapter; self.source = source; self.onCommit = onCommit
-        self.progressLine = ProgressLine("scanning \(adapter)")
+    init(_ target: ScanTarget, adapter: String, source: String, space: String?) {
+        self.target = target; self.adapter = adapter; self.source = source; self.space = space
+        records = AdapterRecords(store: target.store, space: space)
+        progressLine = ProgressLine("scanning \(adapter)")
     }
 
     func commit(_ items: [Item], anchor: AnchorChanges) async throws {
-        let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor)
-        queued.add(changed, ordering: .relaxed)
-        if changed > 0 { onCommit() }
-    }
-
-    func warn(_ message: String) async {
-        warnings.add(1, ordering: .relaxed)
-        Log.warning("\(adapter): \(message)")
-    }
-
-    func progress(examined: Int, total: Int?) async { progressLine.update(examined, of: total, unit: "examined") }
-
-    func journal(since: Double) async throws -> [JournalEntry] { try store.journal(for: adapter, since: since) }
-
-    func dirtySampleBuckets() async throws -> [String] { try store.dirtySampleBuckets(source: source) }
-
-    func sampleBucket(_ name: String) async throws -> SampleBucket { try store.sampleBucket(source: source, bucket: name) }
-}
-
-/// `run --dry-run`: prints each item that would be queued as one JSON line and changes nothing.
-final class DryRunSink: ItemSink {
-    let adapter: String
-    let source: String
-    /// The existing store, read-only, if there is one.
-    let store: StateStore?
-    let queued = Atomic<Int>(0)
-    let warnings = Atomic<Int>(0)
-
-    /// Samples a dry run would add and buckets it would settle, over the store's, in memory.
-    let overlay = Mutex(SampleOverlay())
-
-    init(adapter: String, source: String, store: StateStore?) { self.adapter = adapter; self.source = source; self.store = store }
-
-    func journal(since: Double) async throws -> [JournalEntry] { try store?.journal(for: adapter, since: since) ?? [] }
-
-    func dirtySampleBuckets() async throws -> [String] {
-        let stored = try store?.dirtySampleBuckets(source: source) ?? []
-        return overlay.withLock { $0.dirtyBuckets(over: stored) }
-    }
-
-    func sampleBucket(_ name: String) async throws -> SampleBucket {
-        let stored = try store?.sampleBucket(source: source, bucket: name) ?? SampleBucket(samples: [], sent: nil, dirt: 0)
-        return overlay.withLock { $0.bucket(name, over: stored) }
-    }
-
-    func commit(_ items: [Item], anchor: AnchorChanges) async throws {
-        if !anchor.samples.isEmpty || !anchor.settled.isEmpty {
-            // Which samples are new is the store's to say, bucket by bucket.
-            var stored: [String: [SampleBytes: [UInt8]]] = [:]
-            for bucket in Set(anchor.samples.map(\.bucket)) {
-                for sample in try store?.sampleBucket(source: source, bucket: bucket).samples ?? [] {
-                    stored[bucket, default: [:]][SampleBytes(sample.key)] = sample.value
-                }
-            }
-            overlay.withLock { $0.apply(anchor) { stored[$0.bucket]?[SampleBytes($0.key)] == $0.value } }
+        switch target {
+        case .queue(let store, let onCommit):
+            let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor, space: space)
+            queued.add(changed, ordering: .relaxed)
+            if changed > 0 { onCommit() }
+        case .preview(let preview, let show):
+            try preview.store.commit(adapter: adapter, source: source, items: [], anchor: anchor, space: space)
+            if !items.isEmpty { show(previewLines(items)) }
+            queued.add(items.count, ordering: .relaxed)
         }
+    }
+
+    /// `{"adapter": …, "endpoint": …, "source": …, "item": {…}}` per item, one per line.
+    private func previewLines(_ items: [Item]) -> String {
         var out: [UInt8] = []
         for item in items {
             out.append(contentsOf: "{\"adapter\":".utf8); JSONValue.encodeString(adapter, into: &out)
@@ -82,12 +58,13 @@ final class DryRunSink: ItemSink {
             out.append(contentsOf: ",\"item\":".utf8); out.append(contentsOf: item.json)
             out.append(contentsOf: "}\n".utf8)
         }
-        Terminal.writeStdout(String(decoding: out, as: UTF8.self))
-        queued.add(items.count, ordering: .relaxed)
+        return String(decoding: out, as: UTF8.self)
     }
 
     func warn(_ message: String) async {
         warnings.add(1, ordering: .relaxed)
         Log.warning("\(adapter): \(message)")
     }
+
+    func progress(examined: Int, total: Int?) async { progressLine.update(examined, of: total, unit: "examined") }
 }

@@ -68,12 +68,12 @@ public final class Watcher: Sendable {
         while !stopRequested {
             if clock.now >= nextScan, !periodic.isEmpty {
                 changes.withLock { $0 = ([], nil) }
-                let results = await agent.scan(periodic, store: store, dryRun: false)
+                let results = await agent.scan(periodic, into: .queue(store))
                 failures = results.contains { $0.error != nil }
                 nextScan = clock.now + .seconds(options.interval)
             } else if let settled = changes.withLock({ $0.last.map { $0 + Watcher.settle } }), clock.now >= settled {
                 let indices = changes.withLock { state in defer { state = ([], nil) }; return state.adapters }
-                let results = await agent.scan(indices.sorted().map { periodic[$0] }, store: store, dryRun: false)
+                let results = await agent.scan(indices.sorted().map { periodic[$0] }, into: .queue(store))
                 if results.contains(where: { $0.error != nil }) { failures = true }
             }
             let report = await gate.drain(DrainPolicy(maxWait: maxWait, lockWait: 0))
@@ -118,7 +118,7 @@ public final class Watcher: Sendable {
         var backoff = Backoff(base: 1, cap: 60)
         while !Task.isCancelled {
             do {
-                let sink = StoreSink(store: store, adapter: config.name, source: type(of: adapter).source, onCommit: { wakeup.kick() })
+                let sink = agent.sink(for: config, adapter: adapter, into: .queue(store, onCommit: { wakeup.kick() }))
                 try await adapter.follow(from: try store.anchor(for: config.name), into: sink)
                 backoff.reset()
             } catch {

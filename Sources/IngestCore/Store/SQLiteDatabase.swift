@@ -15,6 +15,7 @@ public enum SQLValue: Sendable {
 /// prepared statements; all use goes through `withConnection`, under a lock.
 public final class SQLiteDatabase: Sendable {
     public let path: String
+    private let throwaway: Bool
     private let state: Mutex<State>
 
     private struct State: ~Copyable {
@@ -24,9 +25,11 @@ public final class SQLiteDatabase: Sendable {
 
     /// Opens (creating if needed) `path`.
     /// - Parameter readOnly: open without write access and without creating the file.
-    public init(path: String, readOnly: Bool = false, busyTimeoutMS: Int32 = 15_000) throws(SQLiteError) {
+    /// - Parameter throwaway: a scratch file whose loss costs nothing: never fsynced.
+    public init(path: String, readOnly: Bool = false, throwaway: Bool = false, busyTimeoutMS: Int32 = 15_000) throws(SQLiteError) {
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        // URIs let a throwaway database attach another read-only (`file:…?mode=ro`).
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             defer { sqlite3_close_v2(db) }   // a failed open still allocates: read the message, then free
@@ -34,7 +37,9 @@ public final class SQLiteDatabase: Sendable {
         }
         sqlite3_busy_timeout(db, busyTimeoutMS)
         sqlite3_extended_result_codes(db, 1)
+        if throwaway { sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF", nil, nil, nil) }
         self.path = path
+        self.throwaway = throwaway
         self.state = Mutex(State(db: db))
     }
 
@@ -54,8 +59,9 @@ public final class SQLiteDatabase: Sendable {
     /// stays consistent; a power cut may only undo it), for writes that are safe to lose.
     public func transaction<R: Sendable>(durable: Bool = true, _ body: (borrowing SQLiteConnection) throws(SQLiteError) -> R) throws(SQLiteError) -> R {
         try withConnection { (c) throws(SQLiteError) -> R in
-            if !durable { try c.execute("PRAGMA synchronous=NORMAL") }
-            defer { if !durable { try? c.execute("PRAGMA synchronous=FULL") } }
+            let relaxed = !durable && !throwaway
+            if relaxed { try c.execute("PRAGMA synchronous=NORMAL") }
+            defer { if relaxed { try? c.execute("PRAGMA synchronous=FULL") } }
             try c.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
                 let result = try body(c)

@@ -33,15 +33,7 @@ enum CaptureCommand {
             }
             guard !texts.isEmpty else { throw AgentError(.usage, "nothing to capture: the text is empty") }
 
-            let store = try agent.openStore()
-            do throws(StoreError) { try CaptureQueue.enqueue(texts, via: via, store: store) } catch { throw .store(error) }
-            Log.info("queued \(texts.count) capture\(texts.count == 1 ? "" : "s")")
-            Log.debug("capture durable at CLOCK_MONOTONIC \(monotonicNanoseconds()) ns")   // bench/run.sh measures start-to-durable by it
-
-            // Queued is done; sending is a bonus. Another process draining will send ours too.
-            guard let node = try? agent.nodeConfig(), let gate = try? agent.gate(store: store, node: node) else { return .ok }
-            let report = await gate.drain(DrainPolicy(maxWait: 2, lockWait: 0, onlyCaptures: true))
-            if report.stop != nil || !report.parked.isEmpty {
+            if try await agent.capture(texts, via: via) {
                 Log.notice("capture kept in the queue; it is sent on the next run or drain")
             }
             return .ok
@@ -58,12 +50,6 @@ enum CaptureCommand {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
-}
-
-func monotonicNanoseconds() -> Int {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
 extension String {

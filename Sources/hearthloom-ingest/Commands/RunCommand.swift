@@ -30,38 +30,17 @@ enum RunCommand {
         })
 
     static func pass(_ agent: Agent, names: [String], dryRun: Bool, json: Bool, resync: Bool) async throws(AgentError) -> ExitCode {
-        let all = try agent.adapterConfigs()
-        var selected = all.filter(\.enabled)
-        if !names.isEmpty {
-            selected = []
-            for name in names {
-                guard let config = all.first(where: { $0.name == name }) else {
-                    let known = all.map(\.name).joined(separator: ", ")
-                    throw AgentError(.usage, "no adapter instance \(name) in \(agent.paths.adaptersDir)" + (known.isEmpty ? "" : " (have: \(known))"))
-                }
-                selected.append(config)
-            }
-        }
-        let node = try agent.nodeConfig()   // a broken node.conf is reported before any scanning
-
+        let selected = try agent.select(names)
         if dryRun {
-            let readOnly = try? StateStore(readOnlyAt: agent.paths)
-            let results = await agent.scan(selected, store: nil, dryRun: true, readOnlyAnchors: readOnly ?? nil)
+            _ = try agent.nodeConfig()   // a broken node.conf is reported before any scanning
+            let results = try await agent.preview(selected, show: { Terminal.writeStdout($0) })
             for r in results { Log.notice("\(r.adapter): \(r.queued) items would be queued" + (r.warnings > 0 ? ", \(r.warnings) warnings" : "")) }
             return results.contains { $0.error != nil } ? .someFailed : .ok
         }
-
-        let store = try agent.openStore()
-        if resync, let name = names.first {
-            do {
-                try store.resetAnchor(for: name)
-                // Rolled-up items (health days) go out again too; the samples they come from stay.
-                if let type = selected.first.flatMap({ agent.registry.type(named: $0.type) }) { try store.resetSampleBuckets(source: type.source) }
-            } catch { throw .store(error) }
-        }
-        let gate = try agent.gate(store: store, node: node)
-        let (results, report) = await agent.scanAndSend(selected, store: store, gate: gate, policy: DrainPolicy(maxWait: node.maxWait))
-        Output.printPass(results: results, report: report, node: await gate.nodeName, json: json)
+        let session = try agent.session()
+        if resync { for config in selected { try agent.forgetProgress(of: config, in: session.store) } }
+        let (results, report) = await agent.scanAndSend(selected, store: session.store, gate: session.gate, policy: session.policy)
+        Output.printPass(results: results, report: report, node: await session.gate.nodeName, json: json)
         let scanFailed = results.contains { $0.error != nil }
         return report.exitCode == 0 && scanFailed ? .someFailed : ExitCode(rawValue: report.exitCode) ?? .someFailed
     }
@@ -75,11 +54,9 @@ enum DrainCommand {
         options: [OptionSpec(long: "json", help: "print the summary as JSON")],
         run: { args, agent throws(AgentError) in
             guard args.positionals.isEmpty else { throw AgentError(.usage, "unexpected argument \(args.positionals[0])") }
-            let store = try agent.openStore()
-            let node = try agent.nodeConfig()
-            let gate = try agent.gate(store: store, node: node)
-            let report = await gate.drain(DrainPolicy(maxWait: node.maxWait))
-            Output.printPass(results: [], report: report, node: await gate.nodeName, json: args.flag("json"))
+            let session = try agent.session()
+            let report = await session.gate.drain(session.policy)
+            Output.printPass(results: [], report: report, node: await session.gate.nodeName, json: args.flag("json"))
             return ExitCode(rawValue: report.exitCode) ?? .someFailed
         })
 }

@@ -8,7 +8,7 @@ import Testing
 struct PlaceTrackerTests {
     @Test func everyFixReachesTheJournalAndARestoreClosesTheStaleVisitUnderItsKey() async throws {
         let sink = CollectingSink()
-        var (tracker, replayed) = try await PlaceTracker.restore(from: Anchor(), journal: sink.journal(since:), settings: .init())
+        var (tracker, replayed) = try await PlaceTracker.restore(from: Anchor(), journal: { try JournalEntry.read(sink.records, since: $0) }, settings: .init())
         #expect(replayed.isEmpty)
         let fixes = ScriptedDay.fixes()
         var items: [Item] = []
@@ -16,7 +16,7 @@ struct PlaceTrackerTests {
             items += tracker.add(fix, now: fix.time)
             if i % 1000 == 999 || i == fixes.count - 1 { try await sink.commit(items, anchor: tracker.takeChanges()); items = [] }
         }
-        let journaled = try await sink.journal(since: 0).flatMap { Fix.unpack($0.data) }
+        let journaled = try JournalEntry.read(sink.records, since: -.infinity).flatMap { Fix.unpack($0.data) }
         #expect(journaled == fixes, "a commit every 1000 fixes still journals each one, once, in order")
         let sent = sink.items
         #expect(sent.filter { $0.endpoint == .location }.count == 5, "3 opened + 2 closed")
@@ -26,7 +26,7 @@ struct PlaceTrackerTests {
 
         // A timer run later: the replay queues nothing twice, and the office visit closes at its last fix.
         let later = sink.next()
-        var (restored, again) = try await PlaceTracker.restore(from: later.anchor, journal: later.journal(since:), settings: .init())
+        var (restored, again) = try await PlaceTracker.restore(from: later.anchor, journal: { try JournalEntry.read(later.records, since: $0) }, settings: .init())
         #expect(again.isEmpty, "nothing is queued twice after a restore")
         let closing = restored.closeIfStale(now: fixes.last!.time + 3600)
         #expect(closing.map(\.key) == [office.key])
@@ -35,12 +35,12 @@ struct PlaceTrackerTests {
 
     @Test func aResyncReplaySendsEachVisitOnceInItsLastState() async throws {
         let sink = CollectingSink()
-        var (tracker, _) = try await PlaceTracker.restore(from: Anchor(), journal: sink.journal(since:), settings: .init())
+        var (tracker, _) = try await PlaceTracker.restore(from: Anchor(), journal: { try JournalEntry.read(sink.records, since: $0) }, settings: .init())
         for fix in ScriptedDay.fixes() { _ = tracker.add(fix, now: fix.time) }
         try await sink.commit([], anchor: tracker.takeChanges())
         // resync: the anchor is forgotten, the journal kept.
-        let resync = CollectingSink(anchor: Anchor(), journal: Dictionary(uniqueKeysWithValues: try await sink.journal(since: 0).map { ($0.time, $0.data) }))
-        let (_, items) = try await PlaceTracker.restore(from: Anchor(), journal: resync.journal(since:), settings: .init())
+        let resync = try sink.forgettingAnchor()
+        let (_, items) = try await PlaceTracker.restore(from: Anchor(), journal: { try JournalEntry.read(resync.records, since: $0) }, settings: .init())
         let sent = PlaceTracker.latestPerKey(items)
         #expect(sent.filter { $0.endpoint == .location }.map { $0.fields["departure"] == .null } == [false, false, true],
                 "home and café closed, the office still open; no open state of a closed visit")

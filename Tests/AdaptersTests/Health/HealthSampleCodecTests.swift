@@ -34,9 +34,9 @@ struct HealthSampleCodecTests {
     @Test func theBucketIsTheDayTheSampleCountsToward() {
         // 23:30 at +02:00 on 1 June: steps count on 1 June; sleep ending then counts toward 2 June.
         let late = 1_717_277_400.0
-        #expect(HealthSampleCodec.stored(HealthSample(kind: .steps, start: late, end: late + 60, offset: 7200, value: 10, source: "x")).bucket == "2024-06-01")
-        #expect(HealthSampleCodec.stored(HealthSample(kind: .sleep(.core), start: late - 1800, end: late, offset: 7200, value: 1800, source: "x")).bucket == "2024-06-02")
-        #expect(HealthSampleCodec.stored(HealthSample(kind: .sleep(.core), start: late + 3600 * 6, end: late + 3600 * 7, offset: 7200, value: 3600, source: "x")).bucket == "2024-06-02")
+        #expect(HealthSampleCodec.stored(HealthSample(kind: .steps, start: late, end: late + 60, offset: 7200, value: 10, source: "x")).group == "2024-06-01")
+        #expect(HealthSampleCodec.stored(HealthSample(kind: .sleep(.core), start: late - 1800, end: late, offset: 7200, value: 1800, source: "x")).group == "2024-06-02")
+        #expect(HealthSampleCodec.stored(HealthSample(kind: .sleep(.core), start: late + 3600 * 6, end: late + 3600 * 7, offset: 7200, value: 3600, source: "x")).group == "2024-06-02")
     }
 
     @Test func bytesThisVersionDidNotWriteAreNotSamples() {
@@ -45,6 +45,6 @@ struct HealthSampleCodecTests {
         var cut = good; cut.key.removeLast(2)
         var shortValue = good; shortValue.value.removeLast()
         var unknown = good; unknown.key[0] = 9
-        for bad in [cut, shortValue, unknown, StoredSample(bucket: "", key: [], value: [])] { #expect(decoder.decode(bad) == nil) }
+        for bad in [cut, shortValue, unknown, StateRecord(group: "", key: [], value: [])] { #expect(decoder.decode(bad) == nil) }
     }
 }

@@ -1,0 +1,93 @@
+import FoundationEssentials
+
+/// Adapters' records (see ``StateRecord``): `records` holds them, `record_groups` each group's
+/// change counter and what its adapter settled it with.
+extension StateStore {
+    /// The space of an adapter instance's own records.
+    public static func space(instance: String) -> String { "adapter/" + instance }
+    /// The space of the records every instance of an adapter type shares.
+    public static func space(type: String) -> String { "type/" + type }
+
+    /// Stores the records that are new or whose value changed, group by group, adds what each
+    /// group gained to its changes, drops what the cutoffs name, and settles groups.
+    func applyRecords(_ changes: AnchorChanges, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
+        let records = changes.records
+        var start = 0
+        var rows: [SQLValue] = []
+        while start < records.count {
+            // Records of one group come together (an input read in order), so each run is one
+            // multi-row insert and one counter update.
+            let group = records[start].group
+            var end = start
+            rows.removeAll(keepingCapacity: true)
+            while end < records.count, records[end].group == group {
+                rows += [.text(space), .int(Int64(records[end].shelf)), .text(group), .blob(records[end].key), .blob(records[end].value)]
+                end += 1
+            }
+            let added = try c.insertRows("INSERT INTO records(space, shelf, grp, key, value)", columns: 5, rows,
+                                         tail: "ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value")
+            if added > 0 {
+                try c.run("INSERT INTO record_groups(space, grp, changes) VALUES(?, ?, ?) ON CONFLICT DO UPDATE SET changes = changes + excluded.changes",
+                          [.text(space), .text(group), .int(Int64(added))])
+            }
+            start = end
+        }
+        for cutoff in changes.cutoffs {
+            try c.run("DELETE FROM records WHERE space = ? AND shelf IN (\(StateStore.shelves)) AND grp = ? AND key < ?",
+                      [.text(space), .text(cutoff.group), .blob(cutoff.key)])
+        }
+        for (group, settled) in changes.settled {
+            try c.run("""
+                INSERT INTO record_groups(space, grp, changes, settled) VALUES(?, ?, 0, ?)
+                ON CONFLICT DO UPDATE SET settled = excluded.settled, changes = max(0, changes - ?)
+                """, [.text(space), .text(group), .blob(settled.state), .int(settled.changes)])
+        }
+    }
+
+    /// `0, 1, …` for a query's `IN (…)`: one index seek per shelf.
+    private static let shelves = (0..<StateRecord.shelfCount).map(String.init).joined(separator: ", ")
+
+    func changedGroups(space: String) throws(StoreError) -> [String] {
+        try read { (c) throws(SQLiteError) -> [String] in
+            var out: [String] = []
+            try c.query("SELECT grp FROM record_groups WHERE space = ? AND changes > 0 ORDER BY grp", [.text(space)]) { r in
+                out.append(r.text(0) ?? ""); return true
+            }
+            return out
+        }
+    }
+
+    func group(_ name: String, space: String) throws(StoreError) -> RecordGroup {
+        try read { (c) throws(SQLiteError) -> RecordGroup in
+            var result = RecordGroup()
+            try c.query("SELECT changes, settled FROM record_groups WHERE space = ? AND grp = ?", [.text(space), .text(name)]) { r in
+                result.changes = r.int(0); result.settled = r.isNull(1) ? nil : r.blob(1); return false
+            }
+            try c.query("SELECT shelf, key, value FROM records WHERE space = ? AND shelf IN (\(StateStore.shelves)) AND grp = ?",
+                        [.text(space), .text(name)]) { r in
+                result.records.append(StateRecord(group: name, shelf: UInt8(truncatingIfNeeded: r.int(0)), key: r.blob(1), value: r.blob(2)))
+                return true
+            }
+            return result
+        }
+    }
+
+    func records(in group: String, shelf: UInt8, from key: [UInt8], space: String) throws(StoreError) -> [StateRecord] {
+        try read { (c) throws(SQLiteError) -> [StateRecord] in
+            var out: [StateRecord] = []
+            try c.query("SELECT key, value FROM records WHERE space = ? AND shelf = ? AND grp = ? AND key >= ? ORDER BY key",
+                        [.text(space), .int(Int64(shelf)), .text(group), .blob(key)]) { r in
+                out.append(StateRecord(group: group, shelf: shelf, key: r.blob(0), value: r.blob(1))); return true
+            }
+            return out
+        }
+    }
+
+    /// Forgets what `space`'s groups were settled with, so its adapter derives them all again
+    /// (`resync`). The records stay.
+    public func resetSettled(space: String) throws(StoreError) {
+        try write { (c) throws(SQLiteError) in
+            try c.run("UPDATE record_groups SET settled = NULL, changes = changes + 1 WHERE space = ?", [.text(space)])
+        }
+    }
+}

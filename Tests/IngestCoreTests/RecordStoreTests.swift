@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@testable import IngestCore
+
+/// Adapters' records in the state store: stored once per key, a new value replacing the old,
+/// groups changed by new or changed records only, settled unless records came meanwhile, read
+/// by range, cut off by key, kept by resync; spaces apart; a preview that changes nothing.
+struct RecordStoreTests {
+    let shared = StateStore.space(type: "health")
+
+    func record(_ group: String, _ byte: UInt8, value: UInt8 = 9, shelf: UInt8 = 0) -> StateRecord {
+        StateRecord(group: group, shelf: shelf, key: [1, byte], value: [value])
+    }
+
+    func commit(_ store: StateStore, _ records: [StateRecord], adapter: String = "health", space: String? = nil,
+                settled: [String: SettledGroup] = [:]) throws {
+        var changes = AnchorChanges()
+        changes.records = records
+        changes.settled = settled
+        try store.commit(adapter: adapter, source: "linux-health", items: [], anchor: changes, space: space ?? shared)
+    }
+
+    @Test func aRecordIsStoredOnceAndOnlyNewOrChangedOnesChangeAGroup() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        let records = AdapterRecords(store: store, space: shared)
+        try commit(store, [record("2024-06-01", 1), record("2024-06-01", 2, shelf: 3), record("2024-06-01", 1), record("2024-06-02", 1)])
+        #expect(try records.changedGroups() == ["2024-06-01", "2024-06-02"])
+        let day = try records.group("2024-06-01")
+        #expect(Set(day.records) == [record("2024-06-01", 1), record("2024-06-01", 2, shelf: 3)] && day.changes == 2 && day.settled == nil)
+
+        try commit(store, [], settled: ["2024-06-01": SettledGroup(state: Array("day:2024-06-01\tv1\n".utf8), changes: 2),
+                                       "2024-06-02": SettledGroup(state: [], changes: 1)])
+        #expect(try records.changedGroups().isEmpty)
+        #expect(try records.group("2024-06-01").settled == Array("day:2024-06-01\tv1\n".utf8))
+
+        // Another instance of the type (another export) repeating the same records changes nothing.
+        try commit(store, [record("2024-06-01", 2, shelf: 3), record("2024-06-02", 1)], adapter: "health-old-phone")
+        #expect(try records.changedGroups().isEmpty)
+        // Other spaces are apart.
+        #expect(try AdapterRecords(store: store, space: StateStore.space(type: "other")).changedGroups().isEmpty)
+        // A corrected value replaces the old one and changes its group.
+        try commit(store, [record("2024-06-02", 1, value: 7)])
+        #expect(try records.changedGroups() == ["2024-06-02"])
+        #expect(try records.group("2024-06-02").records == [record("2024-06-02", 1, value: 7)])
+    }
+
+    @Test func recordsThatArriveWhileAGroupIsDerivedKeepItChanged() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        let records = AdapterRecords(store: store, space: shared)
+        try commit(store, [record("2024-06-01", 1)])
+        let read = try records.group("2024-06-01")
+        try commit(store, [record("2024-06-01", 2)])                 // e.g. `watch` storing a new export
+        try commit(store, [], settled: ["2024-06-01": SettledGroup(state: [], changes: read.changes)])
+        #expect(try records.changedGroups() == ["2024-06-01"])
+    }
+
+    @Test func resetForgetsWhatWasSettledButKeepsTheRecords() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        let records = AdapterRecords(store: store, space: shared)
+        try commit(store, [record("2024-06-01", 1)])
+        try commit(store, [], settled: ["2024-06-01": SettledGroup(state: [7], changes: 1)])
+        try store.resetSettled(space: shared)
+        #expect(try records.changedGroups() == ["2024-06-01"])
+        let day = try records.group("2024-06-01")
+        #expect(day.settled == nil && day.records == [record("2024-06-01", 1)])
+        try commit(store, [], settled: ["2024-06-01": SettledGroup(state: [7], changes: day.changes)])
+        try store.resetAllAnchors()                                   // pairing with another node does the same
+        #expect(try records.changedGroups() == ["2024-06-01"])
+    }
+
+    @Test func aJournalIsReadByRangeRewrittenInPlaceCutOffAndKeptAcrossAResync() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        let space = StateStore.space(instance: "gps")
+        let records = AdapterRecords(store: store, space: space)
+        func entry(_ t: Double, _ data: [UInt8]) -> StateRecord { StateRecord(group: "journal", key: StateRecord.orderedKey(t), value: data) }
+        var changes = AnchorChanges(updates: ["last": Data([1])])
+        changes.records = [entry(100, [1]), entry(160, [2])]
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: changes, space: space)
+        var grow = AnchorChanges()
+        grow.records = [entry(160, [2, 3])]
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: grow, space: space)
+        #expect(try records.records(in: "journal").map(\.value) == [[1], [2, 3]])
+        #expect(try records.records(in: "journal", from: StateRecord.orderedKey(150)).map(\.value) == [[2, 3]])
+        #expect(try AdapterRecords(store: store, space: StateStore.space(instance: "other")).records(in: "journal").isEmpty)
+        try store.resetAnchor(for: "gps")
+        #expect(try store.anchor(for: "gps").isEmpty)
+        #expect(try records.records(in: "journal").count == 2, "resync re-derives from the journal, so it must survive")
+        var prune = AnchorChanges()
+        prune.cutoffs = [RecordCutoff(group: "journal", below: StateRecord.orderedKey(150))]
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: prune, space: space)
+        #expect(try records.records(in: "journal").map(\.value) == [[2, 3]])
+    }
+
+    @Test func orderedKeysSortAsTheirNumbersAndRoundTrip() {
+        let numbers: [Double] = [-.infinity, -1e300, -2.5, -0.0, 0, 1e-300, 1, 1_717_225_200.25, 4e9, .infinity]
+        let keys = numbers.map(StateRecord.orderedKey)
+        #expect(keys == keys.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(keys.map { StateRecord.number(fromOrderedKey: $0) } == numbers)
+        #expect(StateRecord.number(fromOrderedKey: [1, 2]) == nil)
+    }
+
+    @Test func recordsFromAnAdapterThatDeclaredNoneAreRefusedAndNothingIsCommitted() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        var changes = AnchorChanges(updates: ["file": Data([1])])
+        changes.records = [record("x", 1)]
+        #expect(throws: StoreError.self) { try store.commit(adapter: "photos", source: "linux-photos", items: [], anchor: changes) }
+        #expect(try store.anchor(for: "photos").isEmpty)
+        #expect(throws: RecordScopeError.self) { try AdapterRecords(store: store, space: nil).changedGroups() }
+    }
+
+    @Test func aPreviewCopiesOnlyItsAdaptersStateAndLeavesTheStoreAsItWas() throws {
+        let paths = temporaryPaths()
+        let store = try StateStore(paths: paths)
+        try commit(store, [record("2024-06-01", 1)])
+        try store.commit(adapter: "photos", source: "linux-photos", items: [], anchor: AnchorChanges(updates: ["a": Data([1])]))
+        store.db.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: paths.stateDatabase))
+        let files = try FileManager.default.contentsOfDirectory(atPath: paths.stateDir).sorted()
+
+        let preview = try PreviewStore(copying: paths, adapters: [("health", shared)])
+        let records = AdapterRecords(store: preview.store, space: shared)
+        #expect(try records.group("2024-06-01").records == [record("2024-06-01", 1)])
+        #expect(try preview.store.anchor(for: "photos").isEmpty, "only the scanned adapters' state is copied")
+        try preview.store.commit(adapter: "health", source: "linux-health", items: [], anchor: {
+            var c = AnchorChanges(updates: ["f": Data([2])]); c.records = [record("2024-06-02", 1)]; return c
+        }(), space: shared)
+        #expect(try records.changedGroups() == ["2024-06-01", "2024-06-02"], "the preview reads back what it wrote")
+
+        #expect(try Data(contentsOf: URL(fileURLWithPath: paths.stateDatabase)) == before)
+        // Reading a WAL database takes its -wal and -shm files (SQLite makes them, empty, for any reader).
+        let wal = Set(["state.db-wal", "state.db-shm"])
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: paths.stateDir)).subtracting(wal) == Set(files), "before: \(files)")
+        let reopened = try StateStore(paths: paths)
+        #expect(try AdapterRecords(store: reopened, space: shared).group("2024-06-02").records.isEmpty)
+    }
+}
