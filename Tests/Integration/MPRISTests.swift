@@ -114,6 +114,8 @@ struct MPRISTests {
         try player.waitForPosition(stoppedAt + 30)                            // it plays on while no agent watches
         try world.startWatch(following: [player])
         #expect(try eventually(25) { try world.playCount() == 1 })
+        let countedAt = try #require(player.position())
+        #expect(countedAt >= 198, "the play was sent with the player at \(countedAt) s of 400, before 200 s were played")
         let play = try #require(try world.plays()["Long Song"]?.first)
         #expect((200...225).contains(play.playedSeconds), "one play across the restart: \(play)")
         #expect(world.stopWatch().result.status == 0)
