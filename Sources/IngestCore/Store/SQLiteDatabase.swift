@@ -16,7 +16,7 @@ public enum SQLValue: Sendable {
 public final class SQLiteDatabase: Sendable {
     public let path: String
     private let throwaway: Bool
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State: ~Copyable {
         var db: OpaquePointer?
@@ -40,7 +40,7 @@ public final class SQLiteDatabase: Sendable {
         if throwaway { sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF", nil, nil, nil) }
         self.path = path
         self.throwaway = throwaway
-        self.state = Mutex(State(db: db))
+        self.state = Locked(State(db: db))
     }
 
     /// Runs `body` with exclusive use of the connection.
