@@ -1,8 +1,8 @@
 import FoundationEssentials
 
 /// The only thing that talks to the node. It drains the outbox one POST at a time, under a
-/// cross-process lock, captures first and then round-robin across lanes, and handles every
-/// reply as docs/node-api.md's status table says.
+/// cross-process lock, captures first and then round-robin across lanes, and carries out what
+/// `GateAction.decide` makes of each reply (docs/node-api.md's status table).
 public actor IngestGate {
     private let store: StateStore
     private let transport: TransportThread
