@@ -8,10 +8,19 @@ public struct Backoff: Sendable {
     public init(base: Double = 0.5, cap: Double = 30) { self.base = base; self.cap = cap }
 
     public mutating func next() -> Double {
+        defer { advance() }
+        return draw()
+    }
+
+    /// The wait for the next failure, without counting it: the gate decides first and counts
+    /// only when it does wait this long.
+    public func draw() -> Double {
         let step = min(cap, base * Double(1 << min(failures, 20)))
-        failures += 1
         return Double.random(in: (step / 2)...step)
     }
+
+    /// Counts a failure: the next wait's step doubles, up to `cap`.
+    public mutating func advance() { failures += 1 }
 
     public mutating func reset() { failures = 0 }
 }

@@ -1,8 +1,8 @@
 import FoundationEssentials
 
 /// The only thing that talks to the node. It drains the outbox one POST at a time, under a
-/// cross-process lock, captures first and then round-robin across lanes, and handles every
-/// reply as docs/node-api.md's status table says.
+/// cross-process lock, captures first and then round-robin across lanes, and carries out what
+/// `GateAction.decide` makes of each reply (docs/node-api.md's status table).
 public actor IngestGate {
     private let store: StateStore
     private let transport: TransportThread
@@ -100,99 +100,90 @@ public actor IngestGate {
         while let part = pending.popLast() {
             let credential: CredentialKind = lane.endpoint == .capture && transport.hasCaptureKey && !captureKeyRefused ? .captureKey : .deviceToken
             let reply = await transport.post(endpoint: lane.endpoint, source: lane.source, items: Array(part), credential: credential)
-            switch reply {
-            case .stored(let accepted, let duplicates):
-                do { try store.delivered(part) } catch { report.stop = .storeFailed(error.description); return .stopAll }
-                if accepted + duplicates != part.count {
-                    Log.warning("\(transport.name) counted \(accepted + duplicates) of \(part.count) items for \(lane); treating the batch as stored")
-                }
-                report.accepted += accepted; report.duplicates += duplicates
-                report.delivered[lane.endpoint, default: 0] += part.count
-                session.sent += part.count
-                session.progress.update(session.sent, of: session.total)
-                session.backoff.reset(); session.connectFailures = 0
-                if notedEndpoints.remove(lane.endpoint) != nil { try? store.setEndpointNote(lane.endpoint, nil) }
-
-            case .badRequest(let message, let index):
-                if part.count == 1 {
-                    do { try store.deadLetter(part, error: message) } catch { report.stop = .storeFailed(error.description); return .stopAll }
-                    report.deadLettered += 1
-                    Log.warning("\(lane): the node refused item \(part.first!.key.prefix(80)): \(message); kept in dead letters")
-                } else if let index, index >= 0, index < part.count {
-                    // Deliver what came before, then isolate the named item, then the rest.
-                    let i = part.startIndex + index
-                    if i + 1 < part.endIndex { pending.append(part[(i + 1)...]) }
-                    pending.append(part[i...i])
-                    if i > part.startIndex { pending.append(part[..<i]) }
-                } else {
-                    pending.append(contentsOf: IngestGate.halves(part).reversed())
-                }
-
-            case .tooLarge:
-                if part.count == 1 {
-                    do { try store.deadLetter(part, error: "larger than the node accepts (413)") } catch { report.stop = .storeFailed(error.description); return .stopAll }
-                    report.deadLettered += 1
-                    Log.warning("\(lane): item \(part.first!.key.prefix(80)) is larger than the node accepts; kept in dead letters")
-                } else {
-                    pending.append(contentsOf: IngestGate.halves(part).reversed())
-                }
-
-            case .unauthorized, .forbidden where credential == .captureKey:
-                if credential == .captureKey {
-                    captureKeyRefused = true
-                    Log.warning("the node refused the capture key; sending captures with the device token")
-                    pending.append(part)
-                } else {
-                    report.stop = .unauthorized
-                    Log.error("\(transport.name) refused the device token (401); everything stays queued. Pair again: hearthloom-ingest pair 'hearthloom://pair?…'")
-                    return .stopAll
-                }
-
-            case .forbidden(let message):
-                park(lane.endpoint, "the token may not send \(lane.endpoint.rawValue) (403: \(message))", &report)
-                return .parked
-
-            case .notFound:
-                park(lane.endpoint, "node too old for \(lane.endpoint.rawValue) (404); its items stay queued", &report)
-                return .parked
-
-            case .busy(let retryAfter):
-                let wait = max(retryAfter ?? session.backoff.next(), 0.05)
-                if session.waited + wait > session.policy.maxWait {
-                    if let retryAfter {
-                        let until = Date().addingTimeInterval(retryAfter)
-                        try? store.setMeta(IngestGate.retryNotBeforeKey, String(until.timeIntervalSince1970))
-                        report.stop = .busyUntil(until)
-                        Log.warning("\(transport.name) is busy and asked for \(Int(retryAfter)) s; items stay queued until \(until.rfc3339)")
-                    } else {
-                        report.stop = .unreachable("the node stayed busy")
-                    }
-                    return .stopAll
-                }
-                Log.info("\(transport.name) is busy; retrying \(lane) in \(String(format1: wait)) s")
-                await pause(wait, &session)
-                pending.append(part)
-
-            case .transient(let message), .unreachable(let message):
-                if case .unreachable = reply { session.connectFailures += 1 }
-                let wait = session.backoff.next()
-                // With no connection at all, three tries tell enough: the node is down.
-                if session.connectFailures >= 3 || session.waited + wait > session.policy.maxWait {
-                    report.stop = .unreachable(message)
-                    Log.warning("\(transport.name) is unreachable (\(message)); everything stays queued")
-                    return .stopAll
-                }
-                Log.info("\(lane): \(message); retrying in \(String(format1: wait)) s")
-                await pause(wait, &session)
-                pending.append(part)
-
-            case .untrusted(let message):
-                report.stop = .untrusted(message)
-                Log.error("\(transport.name): \(message); check the node's certificate or CAFile= in node.conf")
-                return .stopAll
-            }
+            let facts = DrainFacts(waited: session.waited, maxWait: session.policy.maxWait,
+                                   connectFailures: session.connectFailures, backoff: session.backoff.draw())
+            let action = GateAction.decide(reply, batchSize: part.count, endpoint: lane.endpoint, credential: credential, facts: facts)
+            if let outcome = await carryOut(action, part, lane, &pending, &session, &report) { return outcome }
         }
         return .more
+    }
+
+    /// Does what `action` says with `part`; returns how the lane ends, or nil to go on with `pending`.
+    private func carryOut(_ action: GateAction, _ part: ArraySlice<OutboxEntry>, _ lane: Lane, _ pending: inout [ArraySlice<OutboxEntry>],
+                          _ session: inout Session, _ report: inout DrainReport) async -> LaneOutcome? {
+        switch action {
+        case .deliver(let accepted, let duplicates):
+            do { try store.delivered(part) } catch { report.stop = .storeFailed(error.description); return .stopAll }
+            if accepted + duplicates != part.count {
+                Log.warning("\(transport.name) counted \(accepted + duplicates) of \(part.count) items for \(lane); treating the batch as stored")
+            }
+            report.accepted += accepted; report.duplicates += duplicates
+            report.delivered[lane.endpoint, default: 0] += part.count
+            session.sent += part.count
+            session.progress.update(session.sent, of: session.total)
+            session.backoff.reset(); session.connectFailures = 0
+            if notedEndpoints.remove(lane.endpoint) != nil { try? store.setEndpointNote(lane.endpoint, nil) }
+
+        case .split(let parts):
+            // `pending` is a stack: push the last part first.
+            pending.append(contentsOf: parts.reversed().map { part[(part.startIndex + $0.lowerBound)..<(part.startIndex + $0.upperBound)] })
+
+        case .deadLetter(let cause):
+            do { try store.deadLetter(part, error: cause.error) } catch { report.stop = .storeFailed(error.description); return .stopAll }
+            report.deadLettered += 1
+            let key = part.first!.key.prefix(80)
+            switch cause {
+            case .refused(let message): Log.warning("\(lane): the node refused item \(key): \(message); kept in dead letters")
+            case .tooLarge: Log.warning("\(lane): item \(key) is larger than the node accepts; kept in dead letters")
+            }
+
+        case .resendWithDeviceToken:
+            captureKeyRefused = true
+            Log.warning("the node refused the capture key; sending captures with the device token")
+            pending.append(part)
+
+        case .retry(let wait, let cause):
+            if cause.usedBackoff { session.backoff.advance() }
+            switch cause {
+            case .busy, .busyAsAsked: Log.info("\(transport.name) is busy; retrying \(lane) in \(String(format1: wait)) s")
+            case .failed(let message): Log.info("\(lane): \(message); retrying in \(String(format1: wait)) s")
+            case .unreachable(let message):
+                session.connectFailures += 1
+                Log.info("\(lane): \(message); retrying in \(String(format1: wait)) s")
+            }
+            await pause(wait, &session)
+            pending.append(part)
+
+        case .park(let reason):
+            park(lane.endpoint, reason, &report)
+            return .parked
+
+        case .stop(let cause):
+            stop(cause, &report)
+            return .stopAll
+        }
+        return nil
+    }
+
+    private func stop(_ cause: GateAction.StopCause, _ report: inout DrainReport) {
+        switch cause {
+        case .unauthorized:
+            report.stop = .unauthorized
+            Log.error("\(transport.name) refused the device token (401); everything stays queued. Pair again: hearthloom-ingest pair 'hearthloom://pair?…'")
+        case .busy(let retryAfter):
+            let until = Date().addingTimeInterval(retryAfter)
+            try? store.setMeta(IngestGate.retryNotBeforeKey, String(until.timeIntervalSince1970))
+            report.stop = .busyUntil(until)
+            Log.warning("\(transport.name) is busy and asked for \(Int(retryAfter)) s; items stay queued until \(until.rfc3339)")
+        case .stayedBusy:
+            report.stop = .unreachable("the node stayed busy")
+        case .unreachable(let message):
+            report.stop = .unreachable(message)
+            Log.warning("\(transport.name) is unreachable (\(message)); everything stays queued")
+        case .untrusted(let message):
+            report.stop = .untrusted(message)
+            Log.error("\(transport.name): \(message); check the node's certificate or CAFile= in node.conf")
+        }
     }
 
     private func park(_ endpoint: Endpoint, _ reason: String, _ report: inout DrainReport) {
@@ -211,11 +202,6 @@ public actor IngestGate {
         guard let text = try? store.meta(IngestGate.retryNotBeforeKey), let t = Double(text) else { return nil }
         if t <= Date().timeIntervalSince1970 { try? store.setMeta(IngestGate.retryNotBeforeKey, nil); return nil }
         return Date(timeIntervalSince1970: t)
-    }
-
-    static func halves(_ part: ArraySlice<OutboxEntry>) -> [ArraySlice<OutboxEntry>] {
-        let mid = part.startIndex + part.count / 2
-        return [part[..<mid], part[mid...]]
     }
 }
 
