@@ -32,8 +32,11 @@ struct INIFileTests {
 }
 
 struct ConfigSectionTests {
-    static let keys = [ConfigKey("Enabled", .bool, "on"), ConfigKey("Interval", .duration, "how often"),
-                       ConfigKey("Path", .path, repeated: true, "folders"), ConfigKey("Mode", .choice(["a", "b"]), "mode")]
+    static let enabled = ConfigKey("Enabled", .bool, default: "yes", "on")
+    static let interval = ConfigKey("Interval", .duration, default: "0", "how often")
+    static let path = ConfigKey("Path", repeated: .path, "folders")
+    static let mode = ConfigKey("Mode", .choice(["a", "b"]), "mode")
+    static let keys: [any ConfigKeyProtocol] = [enabled, interval, path, mode]
 
     func section(_ text: String) throws -> ConfigSection {
         let ini = try INIFile(path: "x.conf", text: "[Adapter]\n" + text)
@@ -42,10 +45,10 @@ struct ConfigSectionTests {
 
     @Test func typedValues() throws {
         let s = try section("Enabled=no\nInterval=1h 30min\nPath=~/a\nPath=$HOME/b\nMode=b\n")
-        #expect(s.bool("Enabled", default: true) == false)
-        #expect(s.duration("Interval", default: 0) == 5400)
-        #expect(s.paths("Path") == [FileSystem.home + "/a", FileSystem.home + "/b"])
-        #expect(s.string("Mode") == "b")
+        #expect(s[Self.enabled] == false)
+        #expect(s[Self.interval] == 5400)
+        #expect(s[Self.path] == [FileSystem.home + "/a", FileSystem.home + "/b"])
+        #expect(s[Self.mode] == "b")
     }
 
     @Test func badValuesAndUnknownKeysNameFileLineAndKey() {

@@ -10,12 +10,14 @@ import IngestCore
 public struct CalendarAdapter: DeviceAdapter {
     public static let type = "calendar"
     public static let summary = "events (one item per occurrence) and to-dos from .ics files and vdir folders (vdirsyncer, khal)"
-    public static let configKeys: [ConfigKey] = [
-        ConfigKey("Path", .path, repeated: true, "an .ics file, or a folder scanned recursively for .ics files"),
-        ConfigKey("Exclude", .string, repeated: true, "a glob over the whole path to leave out"),
-        ConfigKey("LookAhead", .duration, default: "90d", "how far past now recurring series are expanded"),
-        ConfigKey("MaxOccurrences", .integer, default: "5000", "occurrences per series at most, the ones nearest the window's end"),
-    ]
+    enum Key {
+        static let path = ConfigKey("Path", repeated: .path, "an .ics file, or a folder scanned recursively for .ics files")
+        static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
+        static let lookAhead = ConfigKey("LookAhead", .duration, default: "90d", "how far past now recurring series are expanded")
+        static let maxOccurrences = ConfigKey("MaxOccurrences", .integer, default: "5000",
+                                              "occurrences per series at most, the ones nearest the window's end")
+    }
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude, Key.lookAhead, Key.maxOccurrences]
     public static let sampleConfig = String(decoding: PackageResources.calendar_conf, as: UTF8.self)
 
     let files: TrackedFiles
@@ -25,13 +27,10 @@ public struct CalendarAdapter: DeviceAdapter {
 
     public init(config: AdapterConfig) throws(ConfigError) {
         let section = config.section
-        let roots = section.paths("Path")
-        guard !roots.isEmpty else { throw ConfigError(file: config.file, key: "Path", "missing; name at least one .ics file or folder") }
-        files = TrackedFiles(roots: roots, excludes: section.strings("Exclude"), accepts: CalendarAdapter.isCalendarFile)
-        lookAhead = Int64(section.duration("LookAhead", default: 90 * 86_400))
-        let max = Int(section.string("MaxOccurrences") ?? "5000") ?? 5000
-        guard max > 0 else { throw section.error("MaxOccurrences", "must be at least 1") }
-        maxOccurrences = max
+        let roots = try section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one .ics file or folder" })
+        files = TrackedFiles(roots: roots, excludes: section[Key.exclude], accepts: CalendarAdapter.isCalendarFile)
+        lookAhead = Int64(section[Key.lookAhead])
+        maxOccurrences = try section.value(Key.maxOccurrences, where: { $0 > 0 }, else: { _ in "must be at least 1" })
     }
 
     public var watchedPaths: [String] { files.roots }

@@ -10,18 +10,19 @@ import IngestCore
 public struct ContactsAdapter: DeviceAdapter {
     public static let type = "contacts"
     public static let summary = "vCard 2.1/3.0/4.0 address books: .vcf files and vdir folders (vdirsyncer, khard)"
-    public static let configKeys: [ConfigKey] = [
-        ConfigKey("Path", .path, repeated: true, "a .vcf file, or a folder scanned recursively for .vcf files (a vdir or a tree of them)"),
-        ConfigKey("Exclude", .string, repeated: true, "a glob over the whole path to leave out"),
-    ]
+    enum Key {
+        static let path = ConfigKey("Path", repeated: .path,
+                                    "a .vcf file, or a folder scanned recursively for .vcf files (a vdir or a tree of them)")
+        static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
+    }
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude]
     public static let sampleConfig = String(decoding: PackageResources.contacts_conf, as: UTF8.self)
 
     let files: TrackedFiles
 
     public init(config: AdapterConfig) throws(ConfigError) {
-        let roots = config.section.paths("Path")
-        guard !roots.isEmpty else { throw ConfigError(file: config.file, key: "Path", "missing; name at least one .vcf file or folder") }
-        files = TrackedFiles(roots: roots, excludes: config.section.strings("Exclude"), accepts: ContactsAdapter.isVCardFile)
+        let roots = try config.section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one .vcf file or folder" })
+        files = TrackedFiles(roots: roots, excludes: config.section[Key.exclude], accepts: ContactsAdapter.isVCardFile)
     }
 
     public var watchedPaths: [String] { files.roots }

@@ -11,16 +11,19 @@ public struct GPSDAdapter: LiveAdapter {
     public static let type = "gpsd"
     public static let recordScope = RecordScope.instance
     public static let summary = "live gpsd fixes clustered into visits (location) and the trips between them (motion)"
-    public static let configKeys: [ConfigKey] = [
-        ConfigKey("Host", .string, default: "localhost", "where gpsd listens"),
-        ConfigKey("Port", .integer, default: "2947", "gpsd's port"),
-        ConfigKey("NoDataTimeout", .duration, default: "30s", "reconnect when gpsd sends nothing for this long"),
-        ConfigKey("MaxError", .number, default: "100", "drop fixes with a larger horizontal error (metres)"),
-        ConfigKey("MaxSpeed", .number, default: "300", "drop fixes implying a faster move (metres per second)"),
-        ConfigKey("Radius", .number, default: "100", "a stay keeps within this distance of where it began (metres)"),
-        ConfigKey("MinStay", .duration, default: "5min", "the shortest stay that is a visit"),
-        ConfigKey("MaxGap", .duration, default: "15min", "a longer gap between fixes ends a stay"),
-        ConfigKey("KeepFixes", .duration, default: "30d", "how long fixes are kept for resync"),
+    enum Key {
+        static let host = ConfigKey("Host", .string, default: "localhost", "where gpsd listens")
+        static let port = ConfigKey("Port", .integer, default: "2947", "gpsd's port")
+        static let noDataTimeout = ConfigKey("NoDataTimeout", .duration, default: "30s", "reconnect when gpsd sends nothing for this long")
+        static let maxError = ConfigKey("MaxError", .number, default: "100", "drop fixes with a larger horizontal error (metres)")
+        static let maxSpeed = ConfigKey("MaxSpeed", .number, default: "300", "drop fixes implying a faster move (metres per second)")
+        static let radius = ConfigKey("Radius", .number, default: "100", "a stay keeps within this distance of where it began (metres)")
+        static let minStay = ConfigKey("MinStay", .duration, default: "5min", "the shortest stay that is a visit")
+        static let maxGap = ConfigKey("MaxGap", .duration, default: "15min", "a longer gap between fixes ends a stay")
+        static let keepFixes = ConfigKey("KeepFixes", .duration, default: "30d", "how long fixes are kept for resync")
+    }
+    public static let configKeys: [any ConfigKeyProtocol] = [
+        Key.host, Key.port, Key.noDataTimeout, Key.maxError, Key.maxSpeed, Key.radius, Key.minStay, Key.maxGap, Key.keepFixes,
     ]
     public static let sampleConfig = String(decoding: PackageResources.gpsd_conf, as: UTF8.self)
 
@@ -31,18 +34,19 @@ public struct GPSDAdapter: LiveAdapter {
 
     public init(config: AdapterConfig) throws(ConfigError) {
         let s = config.section
-        host = s.string("Host") ?? "localhost"
-        port = Int(s.number("Port", default: 2947))
-        silence = s.duration("NoDataTimeout", default: 30)
+        host = s[Key.host]
+        port = try s.value(Key.port, where: { (1...65535).contains($0) }, else: { _ in "must be 1 to 65535" })
+        silence = s[Key.noDataTimeout]
+        func positive(_ key: ConfigKey<Double>) throws(ConfigError) -> Double {
+            try s.value(key, where: { $0 > 0 }, else: { _ in "must be more than 0" })
+        }
         var settings = PlaceTracker.Settings()
-        settings.maxError = s.number("MaxError", default: 100)
-        settings.maxSpeed = s.number("MaxSpeed", default: 300)
-        settings.detector.radius = s.number("Radius", default: 100)
-        settings.detector.minStay = s.duration("MinStay", default: 300)
-        settings.detector.maxGap = s.duration("MaxGap", default: 900)
-        settings.keepFixes = s.duration("KeepFixes", default: 30 * 86_400)
-        guard (1...65535).contains(port) else { throw s.error("Port", "must be 1 to 65535") }
-        for key in ["MaxError", "MaxSpeed", "Radius"] where s.number(key, default: 1) <= 0 { throw s.error(key, "must be more than 0") }
+        settings.maxError = try positive(Key.maxError)
+        settings.maxSpeed = try positive(Key.maxSpeed)
+        settings.detector.radius = try positive(Key.radius)
+        settings.detector.minStay = s[Key.minStay]
+        settings.detector.maxGap = s[Key.maxGap]
+        settings.keepFixes = s[Key.keepFixes]
         self.settings = settings
     }
 

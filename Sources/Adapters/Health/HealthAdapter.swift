@@ -14,17 +14,24 @@ public struct HealthAdapter: DeviceAdapter {
     public static let type = "health"
     public static let recordScope = RecordScope.type
     public static let summary = "health exports: Apple Health export.xml/zip, Health Auto Export JSON/CSV, Fitbit/Takeout JSON, Gadgetbridge, CSV"
-    public static let configKeys: [ConfigKey] = [
-        ConfigKey("Path", .path, repeated: true, "an export file, or a folder walked recursively for exports"),
-        ConfigKey("Exclude", .string, repeated: true, "a glob over the whole path to leave out"),
-        ConfigKey("Format", .choice(["auto"] + HealthAdapter.readers.map { $0.format }), default: "auto",
-                  "the format of every file, instead of finding it from each file's content"),
-        ConfigKey("Priority", .string, repeated: true, default: "*Watch*, *iPhone*",
-                  "source names (globs) in priority order: where two overlap in time, only the first counts"),
-        ConfigKey("TimeZone", .string, "IANA zone for times written without an offset (default: the system's)"),
-        ConfigKey("DateColumn", .string, "CSV: the column with the date or date-time"),
-        ConfigKey("DateFormat", .string, "CSV: the date column's format (%Y-%m-%d %H:%M…); default ISO 8601"),
-    ] + HealthAdapter.columnFields.map { ConfigKey("Column.\($0)", .string, "CSV: the column with \($0.split(separator: "_").joined(separator: " "))") }
+    enum Key {
+        static let path = ConfigKey("Path", repeated: .path, "an export file, or a folder walked recursively for exports")
+        static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
+        static let format = ConfigKey("Format", .choice(["auto"] + HealthAdapter.readers.map { $0.format }), default: "auto",
+                                      "the format of every file, instead of finding it from each file's content")
+        static let priority = ConfigKey("Priority", repeated: .string, default: ["*Watch*", "*iPhone*"],
+                                        "source names (globs) in priority order: where two overlap in time, only the first counts")
+        static let timeZone = ConfigKey("TimeZone", .string, "IANA zone for times written without an offset (default: the system's)")
+        static let dateColumn = ConfigKey("DateColumn", .string, "CSV: the column with the date or date-time")
+        static let dateFormat = ConfigKey("DateFormat", .string, "CSV: the date column's format (%Y-%m-%d %H:%M…); default ISO 8601")
+        /// `Column.steps=` and the like, in `columnFields` order.
+        static let columns = HealthAdapter.columnFields.map {
+            (field: $0, key: ConfigKey("Column.\($0)", .string, "CSV: the column with \($0.split(separator: "_").joined(separator: " "))"))
+        }
+    }
+    public static let configKeys: [any ConfigKeyProtocol] = [
+        Key.path, Key.exclude, Key.format, Key.priority, Key.timeZone, Key.dateColumn, Key.dateFormat,
+    ] + Key.columns.map(\.key)
     public static let sampleConfig = String(decoding: PackageResources.health_conf, as: UTF8.self)
 
     /// Every format, in the order detection tries them.
@@ -43,22 +50,20 @@ public struct HealthAdapter: DeviceAdapter {
 
     public init(config: AdapterConfig) throws(ConfigError) {
         let section = config.section
-        roots = section.paths("Path")
-        guard !roots.isEmpty else { throw ConfigError(file: config.file, key: "Path", "missing; name at least one export file or folder") }
-        excludes = section.strings("Exclude")
-        let format = section.string("Format") ?? "auto"
+        roots = try section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one export file or folder" })
+        excludes = section[Key.exclude]
+        let format = section[Key.format]
         forced = HealthAdapter.readers.first { $0.format == format }
         var settings = HealthSettings()
-        if let zone = section.string("TimeZone") {
+        if let zone = section[Key.timeZone] {
             guard let tz = ZoneRules(named: zone) else { throw ConfigError(file: config.file, key: "TimeZone", "unknown time zone \(zone) (no such file in /usr/share/zoneinfo); use an IANA name such as Europe/Berlin") }
             settings.timeZone = tz
         }
-        for field in HealthAdapter.columnFields { if let column = section.string("Column.\(field)") { settings.columns[field] = column } }
-        settings.dateColumn = section.string("DateColumn")
-        settings.dateFormat = section.string("DateFormat")
+        for (field, key) in Key.columns { if let column = section[key] { settings.columns[field] = column } }
+        settings.dateColumn = section[Key.dateColumn]
+        settings.dateFormat = section[Key.dateFormat]
         self.settings = settings
-        let priority = section.strings("Priority")
-        items = HealthItems(rollup: DayRollup(priority: priority.isEmpty ? ["*Watch*", "*iPhone*"] : priority))
+        items = HealthItems(rollup: DayRollup(priority: section[Key.priority]))
     }
 
     public var watchedPaths: [String] { roots }

@@ -11,12 +11,16 @@ import IngestCore
 public struct MPRISAdapter: LiveAdapter {
     public static let type = "mpris"
     public static let summary = "plays (title, artist, album, seconds played) from MPRIS media players on the session bus"
-    public static let configKeys: [ConfigKey] = [
-        ConfigKey("Player", .string, repeated: true, "only players whose bus name or Identity matches this glob"),
-        ConfigKey("IgnorePlayer", .string, repeated: true, "leave out players whose bus name or Identity matches this glob"),
-        ConfigKey("MinPlayedPercent", .integer, default: "50", "a play counts once this share of the track was played (1–100)"),
-        ConfigKey("MinPlayedTime", .duration, default: "4min", "…or once this much was played, whichever comes first"),
-        ConfigKey("MinTrackLength", .duration, default: "30s", "shorter tracks never count"),
+    enum Key {
+        static let player = ConfigKey("Player", repeated: .string, "only players whose bus name or Identity matches this glob")
+        static let ignorePlayer = ConfigKey("IgnorePlayer", repeated: .string, "leave out players whose bus name or Identity matches this glob")
+        static let minPlayedPercent = ConfigKey("MinPlayedPercent", .integer, default: "50",
+                                                "a play counts once this share of the track was played (1–100)")
+        static let minPlayedTime = ConfigKey("MinPlayedTime", .duration, default: "4min", "…or once this much was played, whichever comes first")
+        static let minTrackLength = ConfigKey("MinTrackLength", .duration, default: "30s", "shorter tracks never count")
+    }
+    public static let configKeys: [any ConfigKeyProtocol] = [
+        Key.player, Key.ignorePlayer, Key.minPlayedPercent, Key.minPlayedTime, Key.minTrackLength,
     ]
     public static let sampleConfig = String(decoding: PackageResources.mpris_conf, as: UTF8.self)
 
@@ -28,13 +32,10 @@ public struct MPRISAdapter: LiveAdapter {
 
     public init(config: AdapterConfig) throws(ConfigError) {
         let section = config.section
-        let percent = section.string("MinPlayedPercent").flatMap { Int($0) } ?? 50
-        guard (1...100).contains(percent) else { throw section.error("MinPlayedPercent", "expected 1 to 100, found \(percent)") }
-        let minPlayed = section.duration("MinPlayedTime", default: 240)
-        guard minPlayed > 0 else { throw section.error("MinPlayedTime", "must be more than 0") }
-        rules = PlayRules(minPlayedFraction: Double(percent) / 100, minPlayedTime: minPlayed,
-                          minTrackLength: section.duration("MinTrackLength", default: 30))
-        filter = PlayerFilter(allow: section.strings("Player"), deny: section.strings("IgnorePlayer"))
+        let percent = try section.value(Key.minPlayedPercent, where: { (1...100).contains($0) }, else: { "expected 1 to 100, found \($0)" })
+        let minPlayed = try section.value(Key.minPlayedTime, where: { $0 > 0 }, else: { _ in "must be more than 0" })
+        rules = PlayRules(minPlayedFraction: Double(percent) / 100, minPlayedTime: minPlayed, minTrackLength: section[Key.minTrackLength])
+        filter = PlayerFilter(allow: section[Key.player], deny: section[Key.ignorePlayer])
         label = config.name
     }
 

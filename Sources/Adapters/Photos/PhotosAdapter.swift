@@ -12,10 +12,11 @@ import Glibc
 public struct PhotosAdapter: DeviceAdapter {
     public static let type = "photos"
     public static let summary = "geotags (place, time, camera) of JPEG, HEIC/AVIF, PNG, TIFF/DNG/raw, WebP photos and .xmp sidecars"
-    public static let configKeys: [ConfigKey] = [
-        ConfigKey("Path", .path, repeated: true, "a folder to scan recursively"),
-        ConfigKey("Exclude", .string, repeated: true, "a glob over the whole path to leave out"),
-    ]
+    enum Key {
+        static let path = ConfigKey("Path", repeated: .path, "a folder to scan recursively")
+        static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
+    }
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude]
     public static let sampleConfig = String(decoding: PackageResources.photos_conf, as: UTF8.self)
 
     static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "avif", "hif", "png", "tif", "tiff", "dng",
@@ -27,9 +28,8 @@ public struct PhotosAdapter: DeviceAdapter {
     let excludes: [String]
 
     public init(config: AdapterConfig) throws(ConfigError) {
-        roots = config.section.paths("Path")
-        excludes = config.section.strings("Exclude")
-        guard !roots.isEmpty else { throw ConfigError(file: config.file, key: "Path", "missing; name at least one folder to scan") }
+        roots = try config.section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one folder to scan" })
+        excludes = config.section[Key.exclude]
     }
 
     public var watchedPaths: [String] { roots }

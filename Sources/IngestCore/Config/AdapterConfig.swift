@@ -10,10 +10,12 @@ public struct AdapterConfig: Sendable {
     public let section: ConfigSection
     public var file: String { section.file }
 
-    public static let commonKeys: [ConfigKey] = [
-        ConfigKey("Type", .string, "the adapter type (see `hearthloom-ingest adapters`)"),
-        ConfigKey("Enabled", .bool, default: "yes", "whether `run` scans this instance"),
-    ]
+    /// The keys every adapter type takes.
+    public enum Key {
+        public static let type = ConfigKey("Type", .string, "the adapter type (see `hearthloom-ingest adapters`)")
+        public static let enabled = ConfigKey("Enabled", .bool, default: "yes", "whether `run` scans this instance")
+    }
+    public static let commonKeys: [any ConfigKeyProtocol] = [Key.type, Key.enabled]
 
     public init(name: String, type: String, enabled: Bool, section: ConfigSection) {
         self.name = name; self.type = type; self.enabled = enabled; self.section = section
@@ -42,7 +44,7 @@ public struct AdapterRegistry: Sendable {
         }
         let section = try ConfigSection(file: file, entries: ini.entries, keys: AdapterConfig.commonKeys + adapterType.configKeys)
         let name = String(FileSystem.baseName(file).dropLast(".conf".count))
-        return AdapterConfig(name: name, type: adapterType.type, enabled: section.bool("Enabled", default: true), section: section)
+        return AdapterConfig(name: name, type: adapterType.type, enabled: section[AdapterConfig.Key.enabled], section: section)
     }
 
     /// Every `*.conf` in `adapters.d`, sorted by name. A missing folder means no adapters.

@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// A systemd-style INI file: `[Section]`, `Key=value`, `#`/`;` comment lines, a trailing
 /// ` # comment` after a value, `\` at the end of a line continues it, and a repeated key
-/// makes a list. Nothing here knows which keys exist; `ConfigSchema` checks that.
+/// makes a list. Nothing here knows which keys exist; `ConfigSection` checks that.
 public struct INIFile: Sendable {
     public struct Entry: Sendable, Equatable {
         public var section: String

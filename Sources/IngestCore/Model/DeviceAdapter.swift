@@ -11,7 +11,7 @@ public protocol DeviceAdapter: Sendable {
     /// One line for `adapters`.
     static var summary: String { get }
     /// Every key the `[Adapter]` section may hold besides `Type` and `Enabled`.
-    static var configKeys: [ConfigKey] { get }
+    static var configKeys: [any ConfigKeyProtocol] { get }
     /// The commented example config shipped as `adapters.d/<type>.conf`.
     static var sampleConfig: String { get }
 
