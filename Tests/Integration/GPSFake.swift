@@ -116,9 +116,12 @@ func childLoggingStderr(to log: String, _ path: String, _ args: [String], env: [
 /// the fix times of each 36-byte packed fix (Sources/Adapters/GPSD/Fix.swift), oldest first.
 func journaledFixTimes(_ agent: AgentSandbox, adapter: String = "gps") throws -> [Double] {
     guard let store = try StateStore(readOnlyAt: Paths(configDir: agent.config, stateDir: agent.state)) else { return [] }
-    return try store.journal(for: adapter, since: -.infinity).flatMap { entry in
-        stride(from: 0, to: entry.data.count - 35, by: 36).map { at in
-            Double(bitPattern: entry.data[at..<at + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+    // The adapter's `journal` group (Sources/Adapters/GPSD/FixJournal.swift), one record a chunk.
+    let chunks = try AdapterRecords(store: store, space: StateStore.space(instance: adapter)).records(in: "journal").map(\.value)
+    return chunks.flatMap { (data: [UInt8]) -> [Double] in
+        stride(from: 0, to: data.count - 35, by: 36).map { (at: Int) -> Double in
+            let bits: UInt64 = data[at..<at + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+            return Double(bitPattern: bits)
         }
     }
 }
