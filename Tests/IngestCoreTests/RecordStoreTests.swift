@@ -133,4 +133,31 @@ struct RecordStoreTests {
         let reopened = try StateStore(paths: paths)
         #expect(try AdapterRecords(store: reopened, space: shared).group("2024-06-02").records.isEmpty)
     }
+
+    @Test func aVersion3StoreKeepsItsJournalAndSamplesAsRecords() throws {
+        let paths = temporaryPaths()
+        let old = try StateStore(paths: paths)
+        // Turn it back into what version 3 wrote, with one fix chunk and one sample in a settled day.
+        try old.db.execute("""
+            DROP TABLE records; DROP TABLE record_groups;
+            CREATE TABLE journal(adapter TEXT NOT NULL, t REAL NOT NULL, data BLOB NOT NULL, PRIMARY KEY(adapter, t)) WITHOUT ROWID;
+            CREATE TABLE samples(source TEXT NOT NULL, lane INTEGER NOT NULL, bucket TEXT NOT NULL, key BLOB NOT NULL,
+                value BLOB NOT NULL, PRIMARY KEY(source, lane, bucket, key)) WITHOUT ROWID;
+            CREATE TABLE sample_buckets(source TEXT NOT NULL, bucket TEXT NOT NULL, dirt INTEGER NOT NULL DEFAULT 0, sent BLOB,
+                PRIMARY KEY(source, bucket)) WITHOUT ROWID;
+            INSERT INTO journal VALUES('gps', 1717225200.5, x'0102');
+            INSERT INTO samples VALUES('linux-health', 4, '2024-06-01', x'0101', x'09');
+            INSERT INTO sample_buckets VALUES('linux-health', '2024-06-01', 0, x'07');
+            PRAGMA user_version = 3;
+            """)
+        old.db.close()
+        let store = try StateStore(paths: paths)
+        let journal = try AdapterRecords(store: store, space: StateStore.space(instance: "gps")).records(in: "journal")
+        #expect(journal.map(\.value) == [[1, 2]] && journal.map { StateRecord.number(fromOrderedKey: $0.key) } == [1_717_225_200.5])
+        let day = try AdapterRecords(store: store, space: shared).group("2024-06-01")
+        #expect(day.records == [record("2024-06-01", 1, shelf: 4)] && day.settled == [7] && day.changes == 0)
+        #expect(try store.db.withConnection { (c) throws(SQLiteError) -> Int64 in
+            try c.scalar("SELECT count(*) FROM sqlite_master WHERE name IN ('journal', 'samples', 'sample_buckets')")
+        } == 0)
+    }
 }

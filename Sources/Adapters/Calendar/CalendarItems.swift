@@ -12,9 +12,9 @@ struct CalendarItems {
 
     /// Items, plus the moment (seconds since 1970) from which the file must be read again because
     /// an occurrence it holds then enters the window.
-    func make(_ components: [CalendarComponent]) -> (items: [Item], refreshAt: Int64?, retained: [FileRecord.ItemKey]) {
+    func make(_ components: [CalendarComponent]) -> (items: [Item], refreshAt: Int64?, retained: [ItemKey]) {
         var items: [Item] = []
-        var retained: [FileRecord.ItemKey] = []
+        var retained: [ItemKey] = []
         var occurrences: [Occurrence] = []
         // The fields an event's occurrences share, made once per component.
         var shared: [Int: [String: JSONValue]] = [:]
@@ -45,7 +45,7 @@ struct CalendarItems {
                     continue
                 }
                 if let next = series.nextAfterWindow { outside(next) }
-                retained += series.beyondCap.map { FileRecord.ItemKey(endpoint: .calendar, key: "\(component.uid)/\($0.recurrenceKey)") }
+                retained += series.beyondCap.map { ItemKey(endpoint: .calendar, key: "\(component.uid)/\($0.recurrenceKey)") }
                 for occurrence in series.occurrences {
                     let id = OverrideID(uid: component.uid, instant: occurrence.start.instant)
                     let key = "\(component.uid)/\(occurrence.start.recurrenceKey)"

@@ -70,20 +70,18 @@ public struct HealthAdapter: DeviceAdapter {
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: { !$0.hasPrefix(".") }, sink: sink)
-        var gone = AnchorChanges()
+        // Each file's record is a commit of its own, after its samples': it says they were read.
+        var ledger = FileLedger(anchor: anchor, prefix: HealthAdapter.prefix, into: sink, itemsPerChunk: 1, entriesPerChunk: 1)
         var seen = Set<String>()
         for file in listing.files {
             seen.insert(file.name)
-            let old = anchor[HealthAdapter.prefix + file.name].flatMap(HealthFileRecord.init)
-            if let old, old.size == file.size, old.mtime == file.mtime, old.inode == file.inode { continue }   // not opened
-            try await read(file, old: old, into: sink)
+            let old = ledger.stored[file.name].flatMap(FileRecord.init)
+            if let old, old.stamp == file.stamp { continue }   // not opened
+            try await read(file, old: old, into: &ledger, sink: sink)
         }
-        for key in anchor.entries.keys where key.hasPrefix(HealthAdapter.prefix) {
-            let path = String(key.dropFirst(HealthAdapter.prefix.count))
-            // A deleted export's samples stay: exports are snapshots, and the next one repeats them.
-            if !seen.contains(path), listing.isKnownGone(path) { gone.removals.insert(key) }
-        }
-        if !gone.isEmpty { try await sink.commit([], anchor: gone) }
+        // A deleted export's samples stay: exports are snapshots, and the next one repeats them.
+        for path in ledger.stored.keys where !seen.contains(path) && listing.isKnownGone(path) { ledger.remove(path, keys: []) }
+        try await ledger.finish()
         try await rollUp(into: sink)
     }
 
@@ -91,34 +89,35 @@ public struct HealthAdapter: DeviceAdapter {
 
     // MARK: - Reading one file
 
-    private func read(_ file: FolderWalker.Entry, old: HealthFileRecord?, into sink: some ItemSink) async throws {
+    private func read(_ file: FolderWalker.Entry, old: FileRecord?, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws {
         let path = file.name
         let head: [UInt8]
         do { head = try FileSystem.readBytes(path, limit: 4096) } catch {
             await sink.warn("\(path): \(error.message)"); return
         }
-        var record = HealthFileRecord(size: file.size, mtime: file.mtime, inode: file.inode, hash: "", format: "-")
+        var record = FileRecord(stamp: file.stamp, hash: "")
         guard let reader = forced ?? detect(path, head) else {
             if roots.contains(path) { await sink.warn("\(path): not a health export this adapter knows; set Format= to read it as one") }
-            try await sink.commit([], anchor: AnchorChanges(updates: [HealthAdapter.prefix + path: record.encoded]))
+            ledger.write(path, record.encoded, keys: [])
+            try await ledger.commitIfFull()
             return
         }
         record.format = reader.format
         var digest = ContentHasher()
         var input = HealthInput(path: path)
-        if let old, reader.appendable, old.format == reader.format, old.inode == file.inode, file.size > old.size {
+        if let old, reader.appendable, old.format == reader.format, old.stamp.inode == file.stamp.inode, file.stamp.size > old.stamp.size {
             let grown = ContentHasher()
-            if (try? HealthAdapter.prefixHash(path, old.size, also: grown)) == old.hash {
-                input.offset = old.size          // it only grew: read the new rows, the hash goes on from the old ones
+            if (try? HealthAdapter.prefixHash(path, old.stamp.size, also: grown)) == old.hash {
+                input.offset = old.stamp.size          // it only grew: read the new rows, the hash goes on from the old ones
                 digest = grown
             }
         }
         input.digest = digest
         let began = ContinuousClock.now
-        let outcome = try await parse(input, with: reader, into: sink)
+        let outcome = try await parse(input, with: reader, into: &ledger)
         record.hash = digest.finish()
         let seconds = HealthAdapter.seconds(since: began)
-        let rate = Int(Double(file.size - input.offset) / 1e6 / max(seconds, 1e-6))
+        let rate = Int(Double(file.stamp.size - input.offset) / 1e6 / max(seconds, 1e-6))
         Log.info("\(path): \(outcome.records) records read as \(reader.format) in \(HealthAdapter.text(seconds)) s (\(rate) MB/s)")
         if outcome.bad > 0 { await sink.warn("\(path): \(outcome.bad) bad records skipped; the first at \(outcome.firstBad ?? "?")") }
         for note in outcome.notes { await sink.warn("\(path): \(note)") }
@@ -126,7 +125,8 @@ public struct HealthAdapter: DeviceAdapter {
             await sink.warn("\(path): \(failure)" + (outcome.records > 0 ? "; kept what was read before it" : ""))
             if failure.transient { return }                 // not remembered as read: tried again next scan
         }
-        try await sink.commit([], anchor: AnchorChanges(updates: [HealthAdapter.prefix + path: record.encoded]))
+        ledger.write(path, record.encoded, keys: [])
+        try await ledger.commitIfFull()
     }
 
     private func detect(_ path: String, _ head: [UInt8]) -> (any HealthReader.Type)? {
@@ -149,7 +149,7 @@ public struct HealthAdapter: DeviceAdapter {
 
     /// Runs the reader on its own thread and queues its chunks as they come: SQLite stores one
     /// chunk while the next is parsed, and at most two wait in memory.
-    private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into sink: some ItemSink) async throws -> Outcome {
+    private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into ledger: inout FileLedger<some ItemSink>) async throws -> Outcome {
         let (chunks, continuation) = AsyncStream<[StateRecord]>.makeStream()
         let permits = DispatchSemaphore(value: 2)
         let cancelled = Atomic<Bool>(false)
@@ -168,7 +168,6 @@ public struct HealthAdapter: DeviceAdapter {
             result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
         }
-        var committer = ChunkCommitter(sink)
         do {
             for await chunk in chunks {
                 // Samples alone can be read again from the export: the anchor that says it was
@@ -176,10 +175,9 @@ public struct HealthAdapter: DeviceAdapter {
                 var changes = AnchorChanges()
                 changes.records = chunk
                 changes.durable = false
-                try await committer.commit([], anchor: changes)
+                try await ledger.commit([], anchor: changes)
                 permits.signal()
             }
-            try await committer.finish()
         } catch {
             cancelled.store(true, ordering: .relaxed)
             permits.signal(); permits.signal()
@@ -304,24 +302,10 @@ struct SentItems {
     }
 }
 
-/// What the anchor keeps per export file: `v1\tsize\tmtime\tinode\thash\tformat`.
-struct HealthFileRecord: Equatable {
-    var size: Int64
-    var mtime: Int64
-    var inode: UInt64
-    var hash: String
-    /// The reader's format, or `-` for a file that is not an export.
-    var format: String
-
-    init(size: Int64, mtime: Int64, inode: UInt64, hash: String, format: String) {
-        self.size = size; self.mtime = mtime; self.inode = inode; self.hash = hash; self.format = format
+extension FileRecord {
+    /// The reader's format, kept in the record's extra field; `-` for a file that is not an export.
+    var format: String {
+        get { extra }
+        set { extra = newValue }
     }
-
-    init?(_ data: Data) {
-        let f = String(decoding: data, as: UTF8.self).split(separator: "\t", omittingEmptySubsequences: false)
-        guard f.count == 6, f[0] == "v1", let size = Int64(f[1]), let mtime = Int64(f[2]), let inode = UInt64(f[3]) else { return nil }
-        self.init(size: size, mtime: mtime, inode: inode, hash: String(f[4]), format: String(f[5]))
-    }
-
-    var encoded: Data { Data("v1\t\(size)\t\(mtime)\t\(inode)\t\(hash)\t\(format)".utf8) }
 }

@@ -8,9 +8,7 @@ import IngestCore
 /// (`-` for none; tabs and newlines in names escaped as `%09` and `%0A`, `%` as `%25`).
 struct FolderAnchor {
     struct Record: Equatable {
-        var size: Int64
-        var mtime: Int64
-        var inode: UInt64
+        var stamp: FileStamp
         var sidecar: String
         var key: String?
     }
@@ -26,7 +24,7 @@ struct FolderAnchor {
         bytes.reserveCapacity(listing.photos.count * 48)
         for (entry, sidecar) in zip(listing.photos, sidecars) {
             bytes.append(contentsOf: entry.name.utf8); bytes.append(0)
-            withUnsafeBytes(of: (entry.size, entry.mtime, entry.inode)) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: (entry.stamp.size, entry.stamp.mtime, entry.stamp.inode)) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: sidecar.utf8); bytes.append(0)
         }
         return Digest.sha256Hex(bytes, length: 32)
@@ -39,17 +37,27 @@ struct FolderAnchor {
 
     init(digest: String) { self.digest = digest }
 
+    /// Decoded from the UTF-8 bytes: a folder is decoded whenever one of its photos changed.
     init?(_ data: Data) {
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-        guard let head = lines.first, head.hasPrefix("v1 ") else { return nil }
-        digest = String(head.dropFirst(3))
+        let lines = [UInt8](data).split(separator: 0x0A)
+        guard let head = lines.first, head.starts(with: "v1 ".utf8) else { return nil }
+        digest = FolderAnchor.text(head.dropFirst(3))
         for line in lines.dropFirst() {
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard f.count == 6, let size = Int64(f[1]), let mtime = Int64(f[2]), let inode = UInt64(f[3]) else { continue }
-            records[AnchorText.unescape(String(f[0]))] = Record(size: size, mtime: mtime, inode: inode,
-                                                                  sidecar: f[4] == "-" ? "" : String(f[4]), key: f[5] == "-" ? nil : String(f[5]))
+            let f = line.split(separator: 0x09, omittingEmptySubsequences: false)
+            guard f.count == 6, let stamp = FileStamp(size: f[1], mtime: f[2], inode: f[3]) else { continue }
+            records[AnchorText.unescape(FolderAnchor.text(f[0]))] = Record(stamp: stamp, sidecar: FolderAnchor.text(f[4], none: ""),
+                                                                          key: f[5].elementsEqual("-".utf8) ? nil : FolderAnchor.text(f[5]))
         }
     }
+
+    /// The field as text; `-` stands for `none`.
+    private static func text(_ bytes: ArraySlice<UInt8>, none: String? = nil) -> String {
+        if let none, bytes.elementsEqual("-".utf8) { return none }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The keys its photos gave, for the file ledger.
+    var itemKeys: [ItemKey] { records.values.compactMap { $0.key.map { ItemKey(endpoint: .photos, key: $0) } } }
 
     var encoded: Data {
         // Built as bytes: a folder of 500 photos is re-encoded whenever one of them changes.
@@ -59,29 +67,10 @@ struct FolderAnchor {
         for name in records.keys.sorted() {
             let r = records[name]!
             out.append(contentsOf: AnchorText.escape(name).utf8); out.append(0x09)
-            FolderAnchor.decimal(r.size, into: &out); out.append(0x09)
-            FolderAnchor.decimal(r.mtime, into: &out); out.append(0x09)
-            FolderAnchor.decimal(Int64(bitPattern: r.inode), unsigned: true, into: &out); out.append(0x09)
+            r.stamp.write(into: &out); out.append(0x09)
             out.append(contentsOf: (r.sidecar.isEmpty ? "-" : r.sidecar).utf8); out.append(0x09)
             out.append(contentsOf: (r.key ?? "-").utf8); out.append(0x0A)
         }
         return Data(out)
-    }
-
-    /// The decimal digits of `value` (read as unsigned with `unsigned`), as `String(value)` writes them.
-    static func decimal(_ value: Int64, unsigned: Bool = false, into out: inout [UInt8]) {
-        var magnitude = unsigned ? UInt64(bitPattern: value) : value.magnitude
-        if !unsigned && value < 0 { out.append(0x2D) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buf in
-            repeat {
-                buf[19 - count] = UInt8(0x30 + magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            out.append(contentsOf: buf[(20 - count)...])
-        }
     }
 }

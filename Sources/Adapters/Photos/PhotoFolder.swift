@@ -9,7 +9,7 @@ struct PhotoFolder {
     init(_ listing: FolderWalker.Listing) {
         path = listing.path
         for entry in listing.files {
-            if PhotoFolder.isSidecar(entry.name) { sidecars[entry.name] = "\(entry.size):\(entry.mtime)" } else { photos.append(entry) }
+            if PhotoFolder.isSidecar(entry.name) { sidecars[entry.name] = "\(entry.stamp.size):\(entry.stamp.mtime)" } else { photos.append(entry) }
         }
     }
 }

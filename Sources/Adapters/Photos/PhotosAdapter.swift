@@ -35,26 +35,11 @@ public struct PhotosAdapter: DeviceAdapter {
     public var watchedPaths: [String] { roots }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        // Folder anchors stay unparsed until a folder's digest says it changed.
-        var previous: [String: Data] = [:]
-        var changes = AnchorChanges()
-        for (key, data) in anchor.entries {
-            if key.hasPrefix(FolderAnchor.prefix) { previous[String(key.dropFirst(FolderAnchor.prefix.count))] = data }
-            else { changes.removals.insert(key) }      // an entry of an older layout
-        }
-        var current: [String: FolderAnchor] = [:]      // folders that changed in this scan
+        // Folder entries stay unparsed until a folder's digest says it changed.
+        var ledger = FileLedger(anchor: anchor, prefix: FolderAnchor.prefix, into: sink, itemsPerChunk: PhotosAdapter.chunkSize, entriesPerChunk: 64)
         var visited = Set<String>()
-        var goneKeys: [String] = []
-        var items: [Item] = []
         var examined = 0
         var withoutGPS = 0
-
-        var committer = ChunkCommitter(sink)
-        func flush() async throws {
-            guard !items.isEmpty || !changes.isEmpty else { return }
-            try await committer.commit(items, anchor: changes)
-            items.removeAll(keepingCapacity: true); changes = AnchorChanges()
-        }
 
         for root in roots {
             guard FileSystem.isDirectory(root) else { await sink.warn("\(root): not a folder; skipped"); continue }
@@ -66,54 +51,48 @@ public struct PhotosAdapter: DeviceAdapter {
                 await sink.progress(examined: examined, total: nil)
                 let sidecars = listing.photos.map { PhotosAdapter.sidecar(of: $0.name, in: listing) }
                 let digest = FolderAnchor.digest(of: listing, sidecars: sidecars.map { $0?.stamp ?? "" })
-                if let old = previous[listing.path], FolderAnchor.matches(old, digest: digest) { continue }   // unchanged: nothing opened
-
-                let before = previous[listing.path].flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
-                var after = FolderAnchor(digest: digest)
-                var toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)] = []
-                for (entry, sidecar) in zip(listing.photos, sidecars) {
-                    if let old = before.records[entry.name], old.size == entry.size, old.mtime == entry.mtime,
-                       old.inode == entry.inode, old.sidecar == (sidecar?.stamp ?? "") {
-                        after.records[entry.name] = old
-                    } else {
-                        toRead.append((entry, sidecar))
-                    }
-                }
-                for (i, outcome) in await PhotosAdapter.read(toRead, in: listing.path).enumerated() {
-                    let (entry, sidecar) = toRead[i]
-                    var record = FolderAnchor.Record(size: entry.size, mtime: entry.mtime, inode: entry.inode, sidecar: sidecar?.stamp ?? "", key: nil)
-                    for warning in outcome.warnings { await sink.warn(warning) }
-                    if let item = outcome.item { record.key = item.key; items.append(item) }
-                    if outcome.withoutGPS { withoutGPS += 1 }
-                    after.records[entry.name] = record
-                }
-                for (name, old) in before.records where after.records[name] == nil {
-                    if let key = old.key { goneKeys.append(key) }
-                }
-                current[listing.path] = after
-                changes.updates[FolderAnchor.prefix + listing.path] = after.encoded
-                if items.count >= PhotosAdapter.chunkSize || changes.updates.count >= 64 { try await flush() }
+                if let old = ledger.stored[listing.path], FolderAnchor.matches(old, digest: digest) { continue }   // unchanged: nothing opened
+                withoutGPS += await rescan(listing, sidecars: sidecars, digest: digest, into: &ledger, sink: sink)
+                try await ledger.commitIfFull()
             }
             for problem in walker.problems { await sink.warn(problem) }
         }
 
         // Folders gone from disk (or no longer configured): every photo in them is gone.
-        for (path, data) in previous where !visited.contains(path) {
-            changes.removals.insert(FolderAnchor.prefix + path)
-            goneKeys += FolderAnchor(data)?.records.values.compactMap(\.key) ?? []
+        for (path, data) in ledger.stored where !visited.contains(path) {
+            ledger.remove(path, keys: FolderAnchor(data)?.itemKeys ?? [])
         }
-        // A tombstone only when no other copy anywhere in this instance still has the key.
-        if !goneKeys.isEmpty {
-            var live = Set<String>()
-            for (path, data) in previous where visited.contains(path) && current[path] == nil {
-                FolderAnchor(data)?.records.values.forEach { if let k = $0.key { live.insert(k) } }
-            }
-            for folder in current.values { folder.records.values.forEach { if let k = $0.key { live.insert(k) } } }
-            for key in Set(goneKeys) where !live.contains(key) { items.append(Item.tombstone(endpoint: .photos, key: key)) }
-        }
-        try await flush()
-        try await committer.finish()
+        try await ledger.finish { _, data in FolderAnchor(data)?.itemKeys ?? [] }
         if withoutGPS > 0 { await sink.warn("\(withoutGPS) photos without GPS (or without a capture time) were skipped") }
+    }
+
+    /// Reads the photos of a changed folder whose stamp or sidecar changed, queues their items and
+    /// writes the folder's entry. Returns how many had no GPS.
+    private func rescan(_ listing: PhotoFolder, sidecars: [(name: String, stamp: String)?], digest: String,
+                        into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async -> Int {
+        let before = ledger.stored[listing.path].flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
+        var after = FolderAnchor(digest: digest)
+        var toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)] = []
+        for (entry, sidecar) in zip(listing.photos, sidecars) {
+            if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? "") {
+                after.records[entry.name] = old
+            } else {
+                toRead.append((entry, sidecar))
+            }
+        }
+        var withoutGPS = 0
+        for (i, outcome) in await PhotosAdapter.read(toRead, in: listing.path).enumerated() {
+            let (entry, sidecar) = toRead[i]
+            var record = FolderAnchor.Record(stamp: entry.stamp, sidecar: sidecar?.stamp ?? "", key: nil)
+            for warning in outcome.warnings { await sink.warn(warning) }
+            if let item = outcome.item { record.key = item.key; ledger.queue(item) }
+            if outcome.withoutGPS { withoutGPS += 1 }
+            after.records[entry.name] = record
+        }
+        // The keys of photos gone from the folder (a photo read again is not compared with its old key).
+        ledger.lose(before.records.compactMap { name, old in after.records[name] == nil ? old.key.map { ItemKey(endpoint: .photos, key: $0) } : nil })
+        ledger.write(listing.path, after.encoded, keys: after.itemKeys)
+        return withoutGPS
     }
 
     /// What reading one photo gave.
@@ -128,7 +107,7 @@ public struct PhotosAdapter: DeviceAdapter {
     static func read(_ photos: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)], in folder: String) async -> [Outcome] {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, photos.count / 16))
         let sliceSize = (photos.count + workers - 1) / max(workers, 1)
-        let slices = stride(from: 0, to: photos.count, by: max(sliceSize, 1)).map { (start: $0, names: photos[$0..<min($0 + sliceSize, photos.count)].map { ($0.entry.name, $0.entry.size, $0.sidecar?.name) }) }
+        let slices = stride(from: 0, to: photos.count, by: max(sliceSize, 1)).map { (start: $0, names: photos[$0..<min($0 + sliceSize, photos.count)].map { ($0.entry.name, $0.entry.stamp.size, $0.sidecar?.name) }) }
         return await withTaskGroup(of: (Int, [Outcome]).self) { group in
             for slice in slices {
                 group.addTask { (slice.start, slice.names.map { readOne(folder: folder, name: $0.0, size: $0.1, sidecar: $0.2) }) }

@@ -33,8 +33,7 @@ struct FileListing {
                 continue
             }
             if st.st_mode & S_IFMT != S_IFDIR {
-                let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-                listing.files.append(FolderWalker.Entry(name: root, size: Int64(st.st_size), mtime: mtime, inode: UInt64(st.st_ino)))
+                listing.files.append(FolderWalker.Entry(name: root, stamp: FileStamp(st)))
                 continue
             }
             var walker = FolderWalker(root: root, excludes: excludes, accepts: accepts)

@@ -15,9 +15,7 @@ struct FolderWalker {
 
     struct Entry: Sendable {
         var name: String
-        var size: Int64
-        var mtime: Int64       // nanoseconds
-        var inode: UInt64
+        var stamp: FileStamp
     }
 
     private var folders: [String]
@@ -69,11 +67,10 @@ struct FolderWalker {
             if excluded(path) { continue }
             var s = stat()
             guard fstatat(dirfd(dir), name, &s, 0) == 0 else { continue }     // links followed: stat, not lstat
-            let mtime = Int64(s.st_mtim.tv_sec) * 1_000_000_000 + Int64(s.st_mtim.tv_nsec)
             switch s.st_mode & S_IFMT {
             case S_IFDIR: subfolders.append(path)
             case S_IFREG where accepts(name):
-                listing.files.append(Entry(name: name, size: Int64(s.st_size), mtime: mtime, inode: UInt64(s.st_ino)))
+                listing.files.append(Entry(name: name, stamp: FileStamp(s)))
             default: break
             }
         }

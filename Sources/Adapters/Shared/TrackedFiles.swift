@@ -7,11 +7,11 @@ import Glibc
 /// The files of an adapter whose sources are whole text files (.ics, .vcf, exports) that it parses
 /// into items: `Path=` entries that are files or folder trees.
 ///
-/// Per file the anchor keeps size, mtime, inode and content hash, plus the endpoint, key and
+/// Per file the anchor keeps a ``FileRecord``: stamp, content hash, and the endpoint, key and
 /// version of every item the file gave. So an unchanged run reads no file contents; a changed
 /// file is re-parsed and only its new or changed items are queued; an item gone from its file,
 /// or a file gone from its folder, is sent once as a tombstone unless another file still has the
-/// key. A file that fails to parse keeps its old record: it is not taken as "everything deleted".
+/// key (``FileLedger``). A file that fails to parse keeps its old record: it is not taken as "everything deleted".
 struct TrackedFiles: Sendable {
     /// What parsing one file gave.
     enum Parse: Sendable {
@@ -19,7 +19,7 @@ struct TrackedFiles: Sendable {
         /// again even if unchanged (a calendar whose window moves with the clock). `retained` are
         /// keys the file still holds but no longer sends (a series' oldest occurrences, past its
         /// cap): they keep their place in the record and get no tombstone.
-        case parsed([Item], warnings: [String], refreshAfter: Date?, retained: [FileRecord.ItemKey] = [])
+        case parsed([Item], warnings: [String], refreshAfter: Date?, retained: [ItemKey] = [])
         /// The file as a whole could not be read as this format.
         case failed(String)
     }
@@ -38,11 +38,10 @@ struct TrackedFiles: Sendable {
     /// Scans every file, calling `parse(path, bytes)` for those that changed, on every core.
     func scan(since anchor: Anchor, into sink: some ItemSink, now: Date = Date(),
               parse: @escaping @Sendable (String, [UInt8]) -> Parse) async throws {
+        var ledger = FileLedger(anchor: anchor, prefix: TrackedFiles.prefix, into: sink, itemsPerChunk: chunkSize, entriesPerChunk: 256)
         var previous: [String: FileRecord] = [:]
-        var changes = AnchorChanges()
-        for (key, data) in anchor.entries {
-            if key.hasPrefix(TrackedFiles.prefix), let record = FileRecord(data) { previous[String(key.dropFirst(TrackedFiles.prefix.count))] = record }
-            else { changes.removals.insert(key) }      // not ours, or an older layout
+        for (path, data) in ledger.stored {
+            if let record = FileRecord(data) { previous[path] = record } else { ledger.remove(path, keys: []) }   // an older layout
         }
 
         let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: accepts, sink: sink)
@@ -52,56 +51,18 @@ struct TrackedFiles: Sendable {
             seen.insert(file.name)
             let old = previous[file.name]
             let fresh = old.map { $0.refreshAfter.map { now < $0 } ?? true } ?? false
-            if let old, fresh, old.size == file.size, old.mtime == file.mtime, old.inode == file.inode { continue }   // unchanged: not opened
+            if let old, fresh, old.stamp == file.stamp { continue }   // unchanged: not opened
             toRead.append(Pending(file: file, unchangedIfHash: fresh ? old?.hash : nil))
         }
         await sink.progress(examined: seen.count, total: seen.count)
-
-        // Keys that files not re-read this run still hold: a tombstone waits for the last copy.
-        var current: [String: FileRecord] = [:]
-        var items: [Item] = []
-        var goneKeys: [FileRecord.ItemKey] = []
-        var committer = ChunkCommitter(sink)
-        func flush() async throws {
-            guard !items.isEmpty || !changes.isEmpty else { return }
-            try await committer.commit(items, anchor: changes)
-            items.removeAll(keepingCapacity: true); changes = AnchorChanges()
-        }
 
         let batch = 64
         for start in stride(from: 0, to: toRead.count, by: batch) {
             let slice = Array(toRead[start..<min(start + batch, toRead.count)])
             for (pending, result) in zip(slice, await read(slice, parse: parse)) {
-                let file = pending.file
-                let old = previous[file.name]
-                var record = FileRecord(size: file.size, mtime: file.mtime, inode: file.inode, hash: "", refreshAfter: nil, items: [:])
-                switch result {
-                case .unreadable(let reason):
-                    await sink.warn("\(file.name): \(reason)")
-                    continue                                     // the old record (if any) stays as it was
-                case .unchanged(let hash):
-                    guard var kept = old else { continue }
-                    kept.size = file.size; kept.mtime = file.mtime; kept.inode = file.inode; kept.hash = hash
-                    record = kept
-                case .parsed(let hash, .failed(let reason)):
-                    await sink.warn("\(file.name): \(reason)")
-                    guard old == nil else { continue }
-                    record.hash = hash                           // a new bad file: remember it so it is not re-read until it changes
-                case .parsed(let hash, .parsed(let parsed, let warnings, let refreshAfter, let retained)):
-                    for warning in warnings { await sink.warn("\(file.name): \(warning)") }
-                    record.hash = hash
-                    record.refreshAfter = refreshAfter
-                    for item in parsed {
-                        let id = FileRecord.ItemKey(endpoint: item.endpoint, key: item.key)
-                        if record.items[id] == nil, old?.items[id] != item.version { items.append(item) }
-                        record.items[id] = item.version ?? ""
-                    }
-                    for id in retained where record.items[id] == nil { record.items[id] = old?.items[id] }
-                    for id in (old?.items.keys).map(Array.init) ?? [] where record.items[id] == nil { goneKeys.append(id) }
-                }
-                current[file.name] = record
-                changes.updates[TrackedFiles.prefix + file.name] = record.encoded
-                if items.count >= chunkSize || changes.updates.count >= 256 { try await flush() }
+                guard let record = await record(of: pending.file, result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
+                ledger.write(pending.file.name, record.encoded, keys: Array(record.items.keys))
+                try await ledger.commitIfFull()
             }
             await sink.progress(examined: min(start + batch, toRead.count), total: toRead.count)
         }
@@ -109,19 +70,41 @@ struct TrackedFiles: Sendable {
         // Files no longer there, in folders that were listed, or no longer under any `Path=`:
         // everything they gave is gone.
         for (path, record) in previous where !seen.contains(path) && (listing.isKnownGone(path) || !isUnderRoots(path)) {
-            changes.removals.insert(TrackedFiles.prefix + path)
-            goneKeys += record.items.keys
+            ledger.remove(path, keys: record.items.keys)
         }
-        if !goneKeys.isEmpty {
-            var live = Set<FileRecord.ItemKey>()
-            for (path, record) in previous where current[path] == nil && !changes.removals.contains(TrackedFiles.prefix + path) {
-                live.formUnion(record.items.keys)
+        try await ledger.finish { path, _ in previous[path].map { Array($0.items.keys) } ?? [] }
+    }
+
+    /// The record to keep for a file that was read, queuing its new or changed items and losing
+    /// the keys it no longer gives; nil when its old record (if any) stays as it was.
+    private func record(of file: FolderWalker.Entry, _ result: ReadResult, old: FileRecord?,
+                        into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async -> FileRecord? {
+        var record = FileRecord(stamp: file.stamp, hash: "")
+        switch result {
+        case .unreadable(let reason):
+            await sink.warn("\(file.name): \(reason)")
+            return nil
+        case .unchanged(let hash):
+            guard var kept = old else { return nil }
+            kept.stamp = file.stamp; kept.hash = hash
+            return kept
+        case .parsed(let hash, .failed(let reason)):
+            await sink.warn("\(file.name): \(reason)")
+            guard old == nil else { return nil }
+            record.hash = hash                           // a new bad file: remember it so it is not re-read until it changes
+        case .parsed(let hash, .parsed(let parsed, let warnings, let refreshAfter, let retained)):
+            for warning in warnings { await sink.warn("\(file.name): \(warning)") }
+            record.hash = hash
+            record.refreshAfter = refreshAfter
+            for item in parsed {
+                let id = ItemKey(endpoint: item.endpoint, key: item.key)
+                if record.items[id] == nil, old?.items[id] != item.version { ledger.queue(item) }
+                record.items[id] = item.version ?? ""
             }
-            for record in current.values { live.formUnion(record.items.keys) }
-            for id in Set(goneKeys) where !live.contains(id) { items.append(Item.tombstone(endpoint: id.endpoint, key: id.key)) }
+            for id in retained where record.items[id] == nil { record.items[id] = old?.items[id] }
+            ledger.lose((old?.items.keys).map(Array.init)?.filter { record.items[$0] == nil } ?? [])
         }
-        try await flush()
-        try await committer.finish()
+        return record
     }
 
     private func isUnderRoots(_ path: String) -> Bool {
@@ -156,8 +139,8 @@ struct TrackedFiles: Sendable {
 
     private func readOne(_ pending: Pending, parse: (String, [UInt8]) -> Parse) -> ReadResult {
         let file = pending.file
-        guard file.size <= maxFileBytes else {
-            return .unreadable("\(file.size / (1 << 20)) MiB is over the \(maxFileBytes / (1 << 20)) MiB limit; skipped")
+        guard file.stamp.size <= maxFileBytes else {
+            return .unreadable("\(file.stamp.size / (1 << 20)) MiB is over the \(maxFileBytes / (1 << 20)) MiB limit; skipped")
         }
         let bytes: [UInt8]
         do { bytes = try FileSystem.readBytes(file.name, limit: Int(maxFileBytes) + 1) } catch { return .unreadable(error.message) }
@@ -168,50 +151,10 @@ struct TrackedFiles: Sendable {
     }
 }
 
-/// What the anchor remembers of one tracked file. Stored as text:
-/// `v1\tsize\tmtime\tinode\thash\trefreshAfter` then `endpoint\tkey\tversion` per item
-/// (`-` for none; tabs, newlines and `%` in keys escaped as in ``AnchorText``).
-struct FileRecord: Equatable {
-    struct ItemKey: Hashable, Sendable {
-        var endpoint: Endpoint
-        var key: String
-    }
-
-    var size: Int64
-    var mtime: Int64
-    var inode: UInt64
-    var hash: String
-    var refreshAfter: Date?
-    var items: [ItemKey: String]
-
-    init(size: Int64, mtime: Int64, inode: UInt64, hash: String, refreshAfter: Date?, items: [ItemKey: String]) {
-        self.size = size; self.mtime = mtime; self.inode = inode; self.hash = hash; self.refreshAfter = refreshAfter; self.items = items
-    }
-
-    /// Decoded from the UTF-8 bytes, not Characters: an unchanged run decodes every file's record.
-    init?(_ data: Data) {
-        let lines = [UInt8](data).split(separator: 0x0A)
-        guard let head = lines.first?.split(separator: 0x09, omittingEmptySubsequences: false), head.count == 6,
-              head[0].elementsEqual("v1".utf8), let size = Int64(FileRecord.text(head[1])), let mtime = Int64(FileRecord.text(head[2])),
-              let inode = UInt64(FileRecord.text(head[3])) else { return nil }
-        self.size = size; self.mtime = mtime; self.inode = inode; self.hash = FileRecord.text(head[4])
-        refreshAfter = Double(FileRecord.text(head[5])).map { Date(timeIntervalSince1970: $0) }
-        items = [:]
-        for line in lines.dropFirst() {
-            let f = line.split(separator: 0x09, omittingEmptySubsequences: false)
-            guard f.count == 3, let endpoint = Endpoint(rawValue: FileRecord.text(f[0])) else { continue }
-            items[ItemKey(endpoint: endpoint, key: AnchorText.unescape(FileRecord.text(f[1])))] = f[2].elementsEqual("-".utf8) ? "" : FileRecord.text(f[2])
-        }
-    }
-
-    private static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-
-    var encoded: Data {
-        var text = "v1\t\(size)\t\(mtime)\t\(inode)\t\(hash)\t\(refreshAfter.map { String($0.timeIntervalSince1970) } ?? "-")\n"
-        for id in items.keys.sorted(by: { ($0.endpoint, $0.key) < ($1.endpoint, $1.key) }) {
-            let version = items[id]!
-            text += "\(id.endpoint.rawValue)\t\(AnchorText.escape(id.key))\t\(version.isEmpty ? "-" : version)\n"
-        }
-        return Data(text.utf8)
+extension FileRecord {
+    /// When the same bytes must be parsed again even if unchanged, kept in the record's extra field.
+    var refreshAfter: Date? {
+        get { Double(extra).map { Date(timeIntervalSince1970: $0) } }
+        set { extra = newValue.map { String($0.timeIntervalSince1970) } ?? "-" }
     }
 }

@@ -24,10 +24,12 @@ public final class Watcher: Sendable {
     /// is one rescan, not 500.
     static let settle = Duration.seconds(2)
 
-    public init(agent: Agent, configs: [AdapterConfig], store: StateStore, node: NodeConfig, options: Options) throws(AgentError) {
-        self.agent = agent; self.configs = configs; self.store = store; self.options = options
-        self.gate = try agent.gate(store: store, node: node)
-        self.maxWait = min(node.maxWait, options.sendEvery)
+    /// Watches the enabled adapter instances.
+    public init(agent: Agent, options: Options) throws(AgentError) {
+        let session = try agent.session()
+        self.agent = agent; self.configs = try agent.select([]); self.options = options
+        self.store = session.store; self.gate = session.gate
+        self.maxWait = min(session.node.maxWait, options.sendEvery)
     }
 
     /// Asks `run` to finish: safe from a signal handler's queue.

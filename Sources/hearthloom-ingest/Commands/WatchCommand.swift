@@ -34,8 +34,7 @@ enum WatchCommand {
             }
             let interval = try duration("interval", 900)
             let sendEvery = try duration("send-every", 10)
-            let watcher = try Watcher(agent: agent, configs: try agent.adapterConfigs().filter(\.enabled), store: try agent.openStore(),
-                                      node: try agent.nodeConfig(), options: .init(interval: interval, sendEvery: sendEvery))
+            let watcher = try Watcher(agent: agent, options: .init(interval: interval, sendEvery: sendEvery))
             let signals = StopSignal { watcher.stop() }
             defer { withExtendedLifetime(signals) {} }
             return await watcher.run()

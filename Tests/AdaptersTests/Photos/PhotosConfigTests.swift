@@ -28,8 +28,8 @@ struct PhotosConfigTests {
 
     @Test func folderAnchorsKeepTheirTextFormat() {
         var anchor = FolderAnchor(digest: "abc")
-        anchor.records["b\tname.jpg"] = .init(size: 1234, mtime: -5, inode: UInt64.max, sidecar: "", key: nil)
-        anchor.records["a.jpg"] = .init(size: 0, mtime: 1_717_225_200_123_456_789, inode: 42, sidecar: "10:20", key: "photo:k")
+        anchor.records["b\tname.jpg"] = .init(stamp: FileStamp(size: 1234, mtime: -5, inode: UInt64.max), sidecar: "", key: nil)
+        anchor.records["a.jpg"] = .init(stamp: FileStamp(size: 0, mtime: 1_717_225_200_123_456_789, inode: 42), sidecar: "10:20", key: "photo:k")
         #expect(String(decoding: anchor.encoded, as: UTF8.self)
                 == "v1 abc\na.jpg\t0\t1717225200123456789\t42\t10:20\tphoto:k\nb%09name.jpg\t1234\t-5\t18446744073709551615\t-\t-\n")
         #expect(FolderAnchor(anchor.encoded)?.records == anchor.records)

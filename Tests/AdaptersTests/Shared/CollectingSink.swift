@@ -16,12 +16,18 @@ final class CollectingSink: ItemSink {
 
     static let adapter = "test"
     private let scratch: Scratch
-    private let collected = Mutex<(items: [Item], warnings: [String])>(([], []))
+    private let collected = Locked<(items: [Item], warnings: [String])>(([], []))
     let records: AdapterRecords
 
     init(_ scratch: Scratch = Scratch()) {
         self.scratch = scratch
         records = AdapterRecords(store: scratch.store, space: StateStore.space(instance: CollectingSink.adapter))
+    }
+
+    /// A sink whose store already holds `anchor` (as an older build left it).
+    convenience init(anchor: Anchor) {
+        self.init()
+        try! scratch.store.commit(adapter: CollectingSink.adapter, source: "test", items: [], anchor: AnchorChanges(updates: anchor.entries))
     }
 
     func commit(_ items: [Item], anchor changes: AnchorChanges) async throws {

@@ -143,8 +143,9 @@ struct TrackedFilesTests {
     }
 
     @Test func theRecordSurvivesEncodingWithAwkwardKeys() {
-        let record = FileRecord(size: 5, mtime: 7, inode: 9, hash: "ab", refreshAfter: Date(timeIntervalSince1970: 1000.5),
+        var record = FileRecord(stamp: FileStamp(size: 5, mtime: 7, inode: 9), hash: "ab",
                                 items: [.init(endpoint: .calendar, key: "uid\twith%tab\n/20240101T000000Z"): "v1", .init(endpoint: .reminders, key: "t"): ""])
+        record.refreshAfter = Date(timeIntervalSince1970: 1000.5)
         #expect(FileRecord(record.encoded) == record)
     }
 }

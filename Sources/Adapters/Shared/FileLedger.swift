@@ -1,0 +1,93 @@
+import FoundationEssentials
+import IngestCore
+
+/// The part of a file adapter's scan that is the same for every file adapter: its anchor entries
+/// (one per file or folder, under one prefix), which item keys each entry's files gave, and the
+/// chunks that queue items together with the entries that say they were read.
+///
+/// A key that a deleted, moved or edited file no longer gives is sent as a tombstone only when no
+/// other entry still holds it: a moved photo, or one of two copies deleted, sends nothing. What an
+/// entry's bytes hold is the adapter's; the ledger sees the bytes and the keys it is told of.
+struct FileLedger<Sink: ItemSink> {
+    let prefix: String
+    /// The entries as the last scan left them, by name (the anchor key without the prefix).
+    let stored: [String: Data]
+    /// Items queued per chunk, and entries written per chunk, at most.
+    let itemsPerChunk: Int, entriesPerChunk: Int
+
+    private var committer: ChunkCommitter<Sink>
+    private var items: [Item] = []
+    private var changes = AnchorChanges()
+    /// The keys of every entry written this scan; stored entries not in here or `removed` are untouched.
+    private var written: [String: [ItemKey]] = [:]
+    private var removed = Set<String>()
+    /// Keys some entry held and no longer does: each is a tombstone unless another entry holds it.
+    private var lost: [ItemKey] = []
+
+    /// Takes the entries under `prefix` from `anchor`; any other entry is of an older layout and is removed.
+    init(anchor: Anchor, prefix: String, into sink: Sink, itemsPerChunk: Int, entriesPerChunk: Int) {
+        var stored: [String: Data] = [:]
+        for (key, data) in anchor.entries {
+            if key.hasPrefix(prefix) { stored[String(key.dropFirst(prefix.count))] = data } else { changes.removals.insert(key) }
+        }
+        self.prefix = prefix
+        self.stored = stored
+        self.itemsPerChunk = itemsPerChunk
+        self.entriesPerChunk = entriesPerChunk
+        committer = ChunkCommitter(sink)
+    }
+
+    mutating func queue(_ item: Item) { items.append(item) }
+
+    /// Sets entry `name`, whose files now give `keys`.
+    mutating func write(_ name: String, _ entry: Data, keys: [ItemKey]) {
+        changes.updates[prefix + name] = entry
+        written[name] = keys
+    }
+
+    /// Removes entry `name`; its files gave `keys`, and are gone.
+    mutating func remove(_ name: String, keys: some Sequence<ItemKey>) {
+        changes.removals.insert(prefix + name)
+        removed.insert(name)
+        lost += keys
+    }
+
+    /// Keys an entry written this scan held before and no longer does.
+    mutating func lose(_ keys: some Sequence<ItemKey>) { lost += keys }
+
+    /// Starts committing what is queued once a chunk is full; the next chunk is read meanwhile.
+    mutating func commitIfFull() async throws {
+        if items.count >= itemsPerChunk || changes.updates.count >= entriesPerChunk { try await flush() }
+    }
+
+    /// Commits what is queued, then `items` and `anchor` as a transaction of their own, in order.
+    mutating func commit(_ items: [Item], anchor: AnchorChanges) async throws {
+        try await flush()
+        try await committer.commit(items, anchor: anchor)
+    }
+
+    /// Queues a tombstone for every lost key that no entry holds any more, commits the rest, and
+    /// waits for the last commit.
+    ///
+    /// - Parameter keysOfUntouched: The keys of a stored entry this scan neither wrote nor removed;
+    ///   called only when some key was lost.
+    mutating func finish(keysOfUntouched: (String, Data) -> [ItemKey] = { _, _ in [] }) async throws {
+        if !lost.isEmpty {
+            var live = Set<ItemKey>()
+            for (name, entry) in stored where written[name] == nil && !removed.contains(name) {
+                live.formUnion(keysOfUntouched(name, entry))
+            }
+            for keys in written.values { live.formUnion(keys) }
+            for id in Set(lost) where !live.contains(id) { items.append(Item.tombstone(endpoint: id.endpoint, key: id.key)) }
+            lost = []
+        }
+        try await flush()
+        try await committer.finish()
+    }
+
+    private mutating func flush() async throws {
+        guard !items.isEmpty || !changes.isEmpty else { return }
+        try await committer.commit(items, anchor: changes)
+        items.removeAll(keepingCapacity: true); changes = AnchorChanges()
+    }
+}
