@@ -20,7 +20,7 @@ USER_CONFIG := $(or $(HEARTHLOOM_CONFIG_DIR),$(XDG_CONFIG_HOME),$(HOME)/.config)
 RUN_CONFIG := $(if $(wildcard $(USER_CONFIG)/node.conf $(USER_CONFIG)/adapters.d),$(USER_CONFIG),$(CURDIR)/fixtures/demo)
 RUN_STATE := $(if $(filter $(CURDIR)/fixtures/demo,$(RUN_CONFIG)),$(CURDIR)/.build/demo-state,)
 
-.PHONY: deps build release run test bench install uninstall clean
+.PHONY: deps build release run test sanitize bench install uninstall clean
 
 deps:
 	@missing=$$(for p in $(APT_BUILD) $(APT_TEST) $(APT_BENCH); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -43,12 +43,35 @@ run: release
 	@echo
 	$(BIN) status --config-dir "$(RUN_CONFIG)" $(if $(RUN_STATE),--state-dir "$(RUN_STATE)")
 
+# Unit tests run on the debug build; the integration suite runs against the release binary,
+# built exactly as `make install` ships it (what ships is what is tested).
 # Ends with one `N passed, N failed` line (Swift Testing's count), whatever runner printed last.
-test: build
+test: build release
 	$(SWIFT) build --build-tests
 	python3 -m unittest discover -s tools/testnode -q
-	set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log
-	@sed -nE 's/.*Test run with ([0-9]+) tests? .* passed after.*/\1 passed, 0 failed/p; s/.*Test run with ([0-9]+) tests? .* failed after .* with ([0-9]+) issues?.*/\1 run, \2 failed/p' .build/test.log | tail -1
+	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build 2>&1 | tee .build/test.log
+	@$(call test_summary,.build/test.log)
+
+# The whole suite (unit and integration) under AddressSanitizer + UndefinedBehaviorSanitizer,
+# then the gate, watcher and live-adapter suites under ThreadSanitizer. Optimised builds, as
+# shipped: the gpsd bug of issue 12 only showed with the optimiser on.
+SANITIZE_BUILD = -c release -Xswiftc -enable-testing
+# swiftc has no -sanitize=undefined on Linux; UBSan instruments the C targets (its handlers are
+# in the ASan runtime), and Swift code has its own always-on overflow, bounds and exclusivity checks.
+UBSAN_C = -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=all
+TSAN_SUITES = GateTests|WatchTests|MPRISTests|GPSDTests|CaptureTests
+sanitize: deps
+	$(SWIFT) build $(SANITIZE_BUILD) --build-tests --scratch-path .build/asan --sanitize=address $(UBSAN_C)
+	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/asan/release/hearthloom-ingest $(SAN_ENV) \
+		$(SWIFT) test $(SANITIZE_BUILD) --skip-build --scratch-path .build/asan --sanitize=address $(UBSAN_C) 2>&1 | tee .build/asan.log
+	@$(call test_summary,.build/asan.log)
+	$(SWIFT) build $(SANITIZE_BUILD) --build-tests --scratch-path .build/tsan --sanitize=thread
+	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/tsan/release/hearthloom-ingest $(SAN_ENV) \
+		$(SWIFT) test $(SANITIZE_BUILD) --skip-build --scratch-path .build/tsan --sanitize=thread --filter '$(TSAN_SUITES)' 2>&1 | tee .build/tsan.log
+	@$(call test_summary,.build/tsan.log)
+# Any report fails the run: UBSan would otherwise only print, and a child's report must fail the test that ran it.
+SAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+test_summary = sed -nE 's/.*Test run with ([0-9]+) tests? .* passed after.*/\1 passed, 0 failed/p; s/.*Test run with ([0-9]+) tests? .* failed after .* with ([0-9]+) issues?.*/\1 run, \2 failed/p' $(1) | tail -1
 
 bench: release
 	bench/run.sh

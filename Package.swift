@@ -11,16 +11,16 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // libcurl is dlopen'd on first use (see its shim.h), so it is not linked: no pkgConfig here.
-        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // libsystemd and libcrypto are dlopen'd on first use too (see their shim.h): not linked.
-        .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
-        // libgps is dlopen'd on first use too, by the gpsd adapter only.
-        .systemLibrary(name: "CGPS", providers: [.apt(["libgps-dev"])]),
-        // libical (and the ICU it pulls in) is dlopen'd on first use too (see its shim.h): not linked.
-        .systemLibrary(name: "CICal", providers: [.apt(["libical-dev"])]),
+        // Loaded on first use (dlopen), so not linked: libcurl (libcurl4-openssl-dev), libsystemd
+        // (libsystemd-dev), libcrypto (libssl-dev), libgps (libgps-dev) and libical (libical-dev).
+        // Each is a C target, not a header-only module: its function table and the pthread_once
+        // that fills it must have one definition, in its .c file.
+        .target(name: "CCurl"),
+        .target(name: "CSystemd"),
+        .target(name: "CCrypto"),
+        .target(name: "CGPS"),
+        .target(name: "CICal"),
         .target(
             name: "IngestCore",
             dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto"]

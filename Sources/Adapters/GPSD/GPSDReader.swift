@@ -1,4 +1,4 @@
-@preconcurrency import Dispatch
+import Dispatch
 import FoundationEssentials
 import IngestCore
 import Synchronization

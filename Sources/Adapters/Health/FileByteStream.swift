@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import IngestCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,19 +14,20 @@ protocol ByteStream: AnyObject {
 
 /// A file's content hash, taken while the file is parsed rather than in a second pass over a
 /// multi-GB export, on its own thread: the parsing thread only copies each block.
-final class ContentHasher: @unchecked Sendable {
-    // The digest is touched only on `queue`, one block after another.
-    private let digest = StreamingDigest()
+final class ContentHasher: Sendable {
+    // Blocks are hashed on `queue`, one after another; the lock is never contended, it only
+    // lets the compiler check that the digest is not shared unguarded.
+    private let digest = Mutex(StreamingDigest())
     private let queue = DispatchQueue(label: "hearthloom.health.hash")
 
     func update(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         let copy = [UInt8](bytes)
-        queue.async { copy.withUnsafeBytes { self.digest.update($0) } }
+        queue.async { self.digest.withLock { digest in copy.withUnsafeBytes { digest.update($0) } } }
     }
 
     /// Waits for the blocks given so far, then finishes the hash (32 hex digits).
-    func finish() -> String { queue.sync { digest.finishHex(length: 32) } }
+    func finish() -> String { queue.sync { digest.withLock { $0.finishHex(length: 32) } } }
 }
 
 /// A file read from an offset, optionally feeding every byte read to a ``ContentHasher``.

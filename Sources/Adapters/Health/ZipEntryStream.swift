@@ -13,7 +13,13 @@ final class ZipEntryStream: ByteStream {
     /// Compressed input read from the file; `inputStart..<inputEnd` is not given to zlib yet.
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     private var inputStart = 0, inputEnd = 0
-    private var zstream = z_stream()
+    /// On the heap: zlib keeps the stream's address in its state and refuses a moved stream, and
+    /// `&` on a stored property promises no fixed address.
+    private let zstream: UnsafeMutablePointer<z_stream> = {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        return stream
+    }()
     private var inflating = false
     private var method: UInt16 = 0
     /// For a stored entry with a known size: bytes still to give.
@@ -37,7 +43,8 @@ final class ZipEntryStream: ByteStream {
     }
 
     deinit {
-        if inflating { inflateEnd(&zstream) }
+        if inflating { inflateEnd(zstream) }
+        zstream.deallocate()
         input.deallocate()
     }
 
@@ -80,7 +87,7 @@ final class ZipEntryStream: ByteStream {
         method = header.method
         switch header.method {
         case 8:
-            guard czlib_inflate_init_raw(&zstream) == Z_OK else { throw HealthReadError("zip: zlib could not start") }
+            guard czlib_inflate_init_raw(zstream) == Z_OK else { throw HealthReadError("zip: zlib could not start") }
             inflating = true
         case 0:
             guard header.flags & 8 == 0 else { throw HealthReadError("zip: a stored entry without sizes cannot be streamed") }
@@ -105,7 +112,7 @@ final class ZipEntryStream: ByteStream {
         let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { sink.deallocate() }
         while try read(into: sink) > 0 {}
-        inflateEnd(&zstream); inflating = false; finished = false
+        inflateEnd(zstream); inflating = false; finished = false
         let descriptor = try take(4)
         let signed = descriptor == [0x50, 0x4B, 0x07, 0x08]
         _ = try take(signed ? 12 : 8)          // crc and two 32-bit sizes (zip64 descriptors are rare in exports)
@@ -141,13 +148,13 @@ final class ZipEntryStream: ByteStream {
         while true {
             if inputStart == inputEnd, try !refill() { throw HealthReadError("zip: cut off inside \(entryName)") }
             let given = inputEnd - inputStart
-            zstream.next_in = (input.baseAddress! + inputStart).assumingMemoryBound(to: UInt8.self)
-            zstream.avail_in = UInt32(given)
-            zstream.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            zstream.avail_out = UInt32(min(buffer.count, Int(UInt32.max)))
-            let rc = inflate(&zstream, Z_NO_FLUSH)
-            let produced = buffer.count - Int(zstream.avail_out)
-            inputStart += given - Int(zstream.avail_in)
+            zstream.pointee.next_in = (input.baseAddress! + inputStart).assumingMemoryBound(to: UInt8.self)
+            zstream.pointee.avail_in = UInt32(given)
+            zstream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            zstream.pointee.avail_out = UInt32(min(buffer.count, Int(UInt32.max)))
+            let rc = inflate(zstream, Z_NO_FLUSH)
+            let produced = buffer.count - Int(zstream.pointee.avail_out)
+            inputStart += given - Int(zstream.pointee.avail_in)
             switch rc {
             case Z_STREAM_END: finished = true; return produced
             case Z_OK, Z_BUF_ERROR: if produced > 0 { return produced }

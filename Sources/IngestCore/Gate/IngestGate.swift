@@ -5,7 +5,7 @@ import FoundationEssentials
 /// reply as docs/node-api.md's status table says.
 public actor IngestGate {
     private let store: StateStore
-    private let transport: any NodeTransport
+    private let transport: TransportThread
     private let lockPath: String
     /// Set after the node refused the capture key: captures go with the device token from then on.
     private var captureKeyRefused = false
@@ -15,7 +15,7 @@ public actor IngestGate {
 
     public init(store: StateStore, transport: sending any NodeTransport, lockPath: String) {
         self.store = store
-        self.transport = transport
+        self.transport = TransportThread(transport)
         self.lockPath = lockPath
         self.notedEndpoints = Set((try? store.endpointNotes().keys).map(Array.init) ?? [])
     }
@@ -99,7 +99,7 @@ public actor IngestGate {
         var pending: [ArraySlice<OutboxEntry>] = [batch[...]]
         while let part = pending.popLast() {
             let credential: CredentialKind = lane.endpoint == .capture && transport.hasCaptureKey && !captureKeyRefused ? .captureKey : .deviceToken
-            let reply = transport.post(endpoint: lane.endpoint, source: lane.source, items: Array(part), credential: credential)
+            let reply = await transport.post(endpoint: lane.endpoint, source: lane.source, items: Array(part), credential: credential)
             switch reply {
             case .stored(let accepted, let duplicates):
                 do { try store.delivered(part) } catch { report.stop = .storeFailed(error.description); return .stopAll }

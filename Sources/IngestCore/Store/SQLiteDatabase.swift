@@ -19,7 +19,7 @@ public final class SQLiteDatabase: Sendable {
 
     private struct State: ~Copyable {
         var db: OpaquePointer?
-        var statements: [String: OpaquePointer] = [:]
+        let statements = StatementCache()
     }
 
     /// Opens (creating if needed) `path`.
@@ -43,7 +43,7 @@ public final class SQLiteDatabase: Sendable {
         let path = self.path
         return try state.withLock { (state: inout State) throws(SQLiteError) -> R in
             guard let db = state.db else { throw SQLiteError.closed(path: path) }
-            let connection = SQLiteConnection(db: db, path: path, cache: &state.statements)
+            let connection = SQLiteConnection(db: db, path: path, cache: state.statements)
             return try body(connection)
         }
     }
@@ -75,8 +75,8 @@ public final class SQLiteDatabase: Sendable {
     /// Safe to call twice.
     public func close() {
         state.withLock { state in
-            for (_, stmt) in state.statements { sqlite3_finalize(stmt) }
-            state.statements = [:]
+            for (_, stmt) in state.statements.byText { sqlite3_finalize(stmt) }
+            state.statements.byText = [:]
             if let db = state.db { sqlite3_close_v2(db) }
             state.db = nil
         }
@@ -85,15 +85,20 @@ public final class SQLiteDatabase: Sendable {
     deinit { close() }
 }
 
+/// A connection's prepared statements by SQL text. A class, so a connection can hold it by
+/// reference: it is only touched under the database's lock.
+final class StatementCache {
+    var byText: [String: OpaquePointer] = [:]
+}
+
 /// The open connection, lent to a `withConnection` body. Not storable, not Sendable.
 public struct SQLiteConnection: ~Copyable {
     let db: OpaquePointer
     let path: String
-    private let cache: UnsafeMutablePointer<[String: OpaquePointer]>
+    private let cache: StatementCache
 
-    init(db: OpaquePointer, path: String, cache: inout [String: OpaquePointer]) {
-        self.db = db; self.path = path
-        self.cache = withUnsafeMutablePointer(to: &cache) { $0 }
+    init(db: OpaquePointer, path: String, cache: StatementCache) {
+        self.db = db; self.path = path; self.cache = cache
     }
 
     /// Runs one or more statements without results.
@@ -151,13 +156,13 @@ public struct SQLiteConnection: ~Copyable {
 
     private func prepared(_ sql: String, _ binds: [SQLValue]) throws(SQLiteError) -> OpaquePointer {
         let stmt: OpaquePointer
-        if let cached = cache.pointee[sql] {
+        if let cached = cache.byText[sql] {
             stmt = cached
         } else {
             var fresh: OpaquePointer?
             let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &fresh, nil)
             guard rc == SQLITE_OK, let fresh else { throw SQLiteError(rc, db, function: "sqlite3_prepare_v3", path: path, sql: sql) }
-            cache.pointee[sql] = fresh
+            cache.byText[sql] = fresh
             stmt = fresh
         }
         sqlite3_clear_bindings(stmt)

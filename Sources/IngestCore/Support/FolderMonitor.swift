@@ -1,3 +1,4 @@
+// swift-corelibs-libdispatch does not mark its DispatchSource types Sendable (Apple's does).
 @preconcurrency import Dispatch
 import FoundationEssentials
 import Synchronization

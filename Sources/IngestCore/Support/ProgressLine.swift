@@ -1,13 +1,19 @@
 import FoundationEssentials
+import Synchronization
 
 /// A one-line progress display on stderr (count, rate, ETA) for long scans and drains.
-/// Silent when stderr is not a terminal, so logs and pipes stay clean.
-public final class ProgressLine: @unchecked Sendable {
+/// Silent when stderr is not a terminal, so logs and pipes stay clean. Adapters may report
+/// from their worker threads, so what it last drew is kept under a lock.
+public final class ProgressLine: Sendable {
+    private struct Drawn {
+        var at = ContinuousClock.now - .seconds(1)
+        var visible = false
+    }
+
     private let label: String
     private let enabled: Bool
     private let start = ContinuousClock.now
-    private var lastDraw = ContinuousClock.now - .seconds(1)
-    private var drawn = false
+    private let drawn = Mutex(Drawn())
 
     public init(_ label: String, enabled: Bool = Terminal.stderrIsTerminal) {
         self.label = label; self.enabled = enabled
@@ -17,8 +23,12 @@ public final class ProgressLine: @unchecked Sendable {
     public func update(_ done: Int, of total: Int?, unit: String = "items") {
         guard enabled else { return }
         let now = ContinuousClock.now
-        guard now - lastDraw >= .milliseconds(100) else { return }
-        lastDraw = now
+        let due = drawn.withLock { drawn in
+            guard now - drawn.at >= .milliseconds(100) else { return false }
+            drawn.at = now; drawn.visible = true
+            return true
+        }
+        guard due else { return }
         let elapsed = Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds)
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         var line = "\(label): \(done)"
@@ -26,11 +36,9 @@ public final class ProgressLine: @unchecked Sendable {
         line += " \(unit), \(Int(rate))/s"
         if let total, rate > 0, total > done { line += ", ETA \(Int(Double(total - done) / rate))s" }
         Terminal.writeStderr("\r\u{1B}[K" + line)
-        drawn = true
     }
 
     public func finish() {
-        if drawn { Terminal.writeStderr("\r\u{1B}[K") }
-        drawn = false
+        if drawn.withLock({ drawn in defer { drawn.visible = false }; return drawn.visible }) { Terminal.writeStderr("\r\u{1B}[K") }
     }
 }

@@ -1,3 +1,5 @@
+#ifndef CGPS_H
+#define CGPS_H
 #include <gps.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -19,28 +21,14 @@ typedef struct {
     const char *(*errstr)(const int);
 } cgps_api_t;
 
-static inline cgps_api_t *cgps_api_storage(void) { static cgps_api_t api; return &api; }
+/// The one table of `cgps`, defined in cgps.c: a `static` inside this header would give
+/// every object file its own, never-filled copy (release builds split a module into several).
+extern cgps_api_t cgps_api_table;
+static inline cgps_api_t *cgps_api_storage(void) { return &cgps_api_table; }
 
-static inline void cgps_load_once(void) {
-    cgps_api_t *a = cgps_api_storage();
-    void *h = dlopen("libgps.so.28", RTLD_NOW | RTLD_LOCAL);
-    if (!h) h = dlopen("libgps.so", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return;
-    a->open = (int (*)(const char *, const char *, struct gps_data_t *))dlsym(h, "gps_open");
-    a->close = (int (*)(struct gps_data_t *))dlsym(h, "gps_close");
-    a->read = (int (*)(struct gps_data_t *, char *, int))dlsym(h, "gps_read");
-    a->waiting = (bool (*)(const struct gps_data_t *, int))dlsym(h, "gps_waiting");
-    a->stream = (int (*)(struct gps_data_t *, unsigned int, void *))dlsym(h, "gps_stream");
-    a->errstr = (const char *(*)(const int))dlsym(h, "gps_errstr");
-    a->ok = a->open && a->close && a->read && a->waiting && a->stream && a->errstr;
-}
 
 /// 1 when libgps could be loaded.
-static inline int cgps_available(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, cgps_load_once);
-    return cgps_api_storage()->ok;
-}
+int cgps_available(void);
 
 /// What one read brought, flattened. Unknown numbers are NaN.
 typedef struct {
@@ -59,18 +47,12 @@ typedef struct {
 static inline struct gps_data_t *cgps_new(void) { return (struct gps_data_t *)calloc(1, sizeof(struct gps_data_t)); }
 static inline void cgps_free(struct gps_data_t *g) { free(g); }
 
-/// gps_open + WATCH_ENABLE|WATCH_JSON; 0 or a libgps error code.
-static inline int cgps_open_watch(struct gps_data_t *g, const char *host, const char *port) {
-    if (!cgps_available()) return -1000;
-    memset(g, 0, sizeof *g);
-    int rc = cgps_api_storage()->open(host, port, g);
-    if (rc != 0) return rc;
-    if (cgps_api_storage()->stream(g, WATCH_ENABLE | WATCH_JSON, NULL) < 0) { cgps_api_storage()->close(g); return -1; }
-    return 0;
-}
+/// gps_open + WATCH_ENABLE|WATCH_JSON; 0 or an error code for cgps_errstr.
+int cgps_open_watch(struct gps_data_t *g, const char *host, const char *port);
+/// What an error code of cgps_open_watch means.
+const char *cgps_errstr(int rc);
 static inline void cgps_close(struct gps_data_t *g) { if (cgps_available()) cgps_api_storage()->close(g); }
 static inline int cgps_fd(const struct gps_data_t *g) { return (int)g->gps_fd; }
-static inline const char *cgps_errstr(int rc) { return rc == -1000 ? "libgps.so.28 is not installed" : cgps_api_storage()->errstr(rc); }
 static inline int cgps_waiting(const struct gps_data_t *g, int timeout_us) { return cgps_api_storage()->waiting(g, timeout_us) ? 1 : 0; }
 
 /// Reads one report; -1 when the connection failed.
@@ -97,3 +79,5 @@ static inline int cgps_read(struct gps_data_t *g, cgps_report_t *out) {
     out->has_error = (g->set & ERROR_SET) ? 1 : 0;
     return rc;
 }
+
+#endif

@@ -1,3 +1,5 @@
+#ifndef CCURL_H
+#define CCURL_H
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -24,33 +26,14 @@ typedef struct {
     time_t (*getdate)(const char *, const time_t *);
 } ccurl_api_t;
 
-static inline ccurl_api_t *ccurl_api_storage(void) { static ccurl_api_t api; return &api; }
+/// The one table of `ccurl`, defined in ccurl.c: a `static` inside this header would give
+/// every object file its own, never-filled copy (release builds split a module into several).
+extern ccurl_api_t ccurl_api_table;
+static inline ccurl_api_t *ccurl_api_storage(void) { return &ccurl_api_table; }
 
-static inline void ccurl_load_once(void) {
-    ccurl_api_t *a = ccurl_api_storage();
-    void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return;
-    a->global_init = (CURLcode (*)(long))dlsym(h, "curl_global_init");
-    a->easy_init = (CURL *(*)(void))dlsym(h, "curl_easy_init");
-    a->easy_cleanup = (void (*)(CURL *))dlsym(h, "curl_easy_cleanup");
-    a->easy_perform = (CURLcode (*)(CURL *))dlsym(h, "curl_easy_perform");
-    a->easy_setopt = (CURLcode (*)(CURL *, CURLoption, ...))dlsym(h, "curl_easy_setopt");
-    a->easy_getinfo = (CURLcode (*)(CURL *, CURLINFO, ...))dlsym(h, "curl_easy_getinfo");
-    a->easy_strerror = (const char *(*)(CURLcode))dlsym(h, "curl_easy_strerror");
-    a->slist_append = (struct curl_slist *(*)(struct curl_slist *, const char *))dlsym(h, "curl_slist_append");
-    a->slist_free_all = (void (*)(struct curl_slist *))dlsym(h, "curl_slist_free_all");
-    a->getdate = (time_t (*)(const char *, const time_t *))dlsym(h, "curl_getdate");
-    a->ok = a->global_init && a->easy_init && a->easy_cleanup && a->easy_perform && a->easy_setopt && a->easy_getinfo
-        && a->easy_strerror && a->slist_append && a->slist_free_all && a->getdate;
-    if (a->ok) a->global_init(CURL_GLOBAL_DEFAULT);   // once, before any handle, as libcurl requires
-}
 
 /// Loads libcurl once per process; 0 when libcurl.so.4 is missing.
-static inline int ccurl_load(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, ccurl_load_once);
-    return ccurl_api_storage()->ok;
-}
+int ccurl_load(void);
 
 static inline CURL *ccurl_easy_init(void) { return ccurl_load() ? ccurl_api_storage()->easy_init() : NULL; }
 static inline void ccurl_easy_cleanup(CURL *h) { ccurl_api_storage()->easy_cleanup(h); }
@@ -67,3 +50,5 @@ static inline CURLcode ccurl_setopt_slist(CURL *h, CURLoption o, struct curl_sli
 typedef size_t (*ccurl_write_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
 static inline CURLcode ccurl_setopt_write(CURL *h, CURLoption o, ccurl_write_callback cb) { return ccurl_api_storage()->easy_setopt(h, o, cb); }
 static inline CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return ccurl_api_storage()->easy_getinfo(h, i, v); }
+
+#endif

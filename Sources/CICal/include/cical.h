@@ -1,3 +1,5 @@
+#ifndef CICAL_H
+#define CICAL_H
 #include <libical/ical.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -41,56 +43,15 @@ typedef struct {
     struct icaltimetype (*from_timet)(const time_t, const int, const icaltimezone *);
 } cical_api_t;
 
-static inline cical_api_t *cical_api_storage(void) { static cical_api_t api; return &api; }
+/// The one table of `cical`, defined in cical.c: a `static` inside this header would give
+/// every object file its own, never-filled copy (release builds split a module into several).
+extern cical_api_t cical_api_table;
+static inline cical_api_t *cical_api_storage(void) { return &cical_api_table; }
 
-#define CICAL_SYM(field, name) a->field = (__typeof__(a->field))dlsym(h, name); ok = ok && a->field
 
-static inline void cical_load_once(void) {
-    cical_api_t *a = cical_api_storage();
-    void *h = dlopen("libical.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return;
-    int ok = 1;
-    CICAL_SYM(errors_are_fatal, "icalerror_set_errors_are_fatal");
-    CICAL_SYM(parse_string, "icalparser_parse_string");
-    CICAL_SYM(component_free, "icalcomponent_free");
-    CICAL_SYM(component_isa, "icalcomponent_isa");
-    CICAL_SYM(first_component, "icalcomponent_get_first_component");
-    CICAL_SYM(next_component, "icalcomponent_get_next_component");
-    CICAL_SYM(first_property, "icalcomponent_get_first_property");
-    CICAL_SYM(next_property, "icalcomponent_get_next_property");
-    CICAL_SYM(get_uid, "icalcomponent_get_uid");
-    CICAL_SYM(get_summary, "icalcomponent_get_summary");
-    CICAL_SYM(get_location, "icalcomponent_get_location");
-    CICAL_SYM(get_dtstart, "icalcomponent_get_dtstart");
-    CICAL_SYM(get_dtend, "icalcomponent_get_dtend");
-    CICAL_SYM(property_isa, "icalproperty_isa");
-    CICAL_SYM(property_value, "icalproperty_get_value_as_string");
-    CICAL_SYM(property_x_name, "icalproperty_get_x_name");
-    CICAL_SYM(property_parameter, "icalproperty_get_parameter_as_string");
-    CICAL_SYM(property_rrule, "icalproperty_get_rrule");
-    CICAL_SYM(property_rdate, "icalproperty_get_rdate");
-    CICAL_SYM(property_datetime, "icalproperty_get_datetime_with_component");
-    CICAL_SYM(property_priority, "icalproperty_get_priority");
-    CICAL_SYM(recur_new, "icalrecur_iterator_new");
-    CICAL_SYM(recur_next, "icalrecur_iterator_next");
-    CICAL_SYM(recur_free, "icalrecur_iterator_free");
-    CICAL_SYM(timezone_of, "icalcomponent_get_timezone");
-    CICAL_SYM(builtin_timezone, "icaltimezone_get_builtin_timezone");
-    CICAL_SYM(utc_timezone, "icaltimezone_get_utc_timezone");
-    CICAL_SYM(as_timet, "icaltime_as_timet_with_zone");
-    CICAL_SYM(from_timet, "icaltime_from_timet_with_zone");
-    if (!ok) return;
-    a->errors_are_fatal(0);       // a bad value must become an X-LIC-ERROR property, never an abort()
-    a->ok = 1;
-}
-#undef CICAL_SYM
 
 /// 1 once libical is loaded and every function was found, else 0.
-static inline int cical_load(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, cical_load_once);
-    return cical_api_storage()->ok;
-}
+int cical_load(void);
 
 static inline icalcomponent *cical_parse_string(const char *text) { return cical_api_storage()->parse_string(text); }
 static inline void cical_component_free(icalcomponent *c) { cical_api_storage()->component_free(c); }
@@ -128,3 +89,5 @@ static inline icaltimezone *cical_builtin_timezone(const char *location) { retur
 static inline icaltimezone *cical_utc_timezone(void) { return cical_api_storage()->utc_timezone(); }
 static inline time_t cical_as_timet(struct icaltimetype t, const icaltimezone *zone) { return cical_api_storage()->as_timet(t, zone); }
 static inline struct icaltimetype cical_from_timet(time_t t, const icaltimezone *zone) { return cical_api_storage()->from_timet(t, 0, zone); }
+
+#endif

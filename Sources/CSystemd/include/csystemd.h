@@ -1,3 +1,5 @@
+#ifndef CSYSTEMD_H
+#define CSYSTEMD_H
 #include <systemd/sd-id128.h>
 #include <systemd/sd-daemon.h>
 #include <dlfcn.h>
@@ -15,23 +17,13 @@ typedef struct {
     int (*watchdog_enabled)(int, uint64_t *);
 } csystemd_api_t;
 
-static inline csystemd_api_t *csystemd_api_storage(void) { static csystemd_api_t api; return &api; }
+/// The one table of `csystemd`, defined in csystemd.c: a `static` inside this header would give
+/// every object file its own, never-filled copy (release builds split a module into several).
+extern csystemd_api_t csystemd_api_table;
+static inline csystemd_api_t *csystemd_api_storage(void) { return &csystemd_api_table; }
 
-static inline void csystemd_load_once(void) {
-    csystemd_api_t *a = csystemd_api_storage();
-    void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return;
-    a->app_specific = (int (*)(sd_id128_t, sd_id128_t *))dlsym(h, "sd_id128_get_machine_app_specific");
-    a->notify = (int (*)(int, const char *))dlsym(h, "sd_notify");
-    a->watchdog_enabled = (int (*)(int, uint64_t *))dlsym(h, "sd_watchdog_enabled");
-    a->ok = a->app_specific && a->notify && a->watchdog_enabled;
-}
 
-static inline int csystemd_load(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, csystemd_load_once);
-    return csystemd_api_storage()->ok;
-}
+int csystemd_load(void);
 
 static inline int csystemd_machine_app_specific(sd_id128_t app, sd_id128_t *out) {
     return csystemd_load() ? csystemd_api_storage()->app_specific(app, out) : -38;
@@ -73,30 +65,13 @@ typedef struct {
     int (*skip)(sd_bus_message *, const char *);
 } csdbus_api_t;
 
-static inline csdbus_api_t *csdbus_api_storage(void) { static csdbus_api_t api; return &api; }
+/// The one table of `csdbus`, defined in csystemd.c: a `static` inside this header would give
+/// every object file its own, never-filled copy (release builds split a module into several).
+extern csdbus_api_t csdbus_api_table;
+static inline csdbus_api_t *csdbus_api_storage(void) { return &csdbus_api_table; }
 
-#define CSDBUS_SYM(field, name) (*(void **)(&a->field) = dlsym(h, name), a->field != NULL)
-static inline void csdbus_load_once(void) {
-    csdbus_api_t *a = csdbus_api_storage();
-    void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return;
-    a->ok = CSDBUS_SYM(open_user, "sd_bus_open_user") & CSDBUS_SYM(flush_close_unref, "sd_bus_flush_close_unref")
-        & CSDBUS_SYM(get_fd, "sd_bus_get_fd") & CSDBUS_SYM(get_events, "sd_bus_get_events")
-        & CSDBUS_SYM(process, "sd_bus_process") & CSDBUS_SYM(add_match, "sd_bus_add_match")
-        & CSDBUS_SYM(call, "sd_bus_call")
-        & CSDBUS_SYM(error_free, "sd_bus_error_free") & CSDBUS_SYM(new_method_call, "sd_bus_message_new_method_call")
-        & CSDBUS_SYM(append_basic, "sd_bus_message_append_basic") & CSDBUS_SYM(message_unref, "sd_bus_message_unref")
-        & CSDBUS_SYM(get_type, "sd_bus_message_get_type") & CSDBUS_SYM(get_member, "sd_bus_message_get_member")
-        & CSDBUS_SYM(get_interface, "sd_bus_message_get_interface") & CSDBUS_SYM(get_path, "sd_bus_message_get_path")
-        & CSDBUS_SYM(get_sender, "sd_bus_message_get_sender") & CSDBUS_SYM(peek_type, "sd_bus_message_peek_type")
-        & CSDBUS_SYM(read_basic, "sd_bus_message_read_basic") & CSDBUS_SYM(enter_container, "sd_bus_message_enter_container")
-        & CSDBUS_SYM(exit_container, "sd_bus_message_exit_container") & CSDBUS_SYM(skip, "sd_bus_message_skip");
-}
-#undef CSDBUS_SYM
 
 /// The sd-bus table, or NULL when libsystemd (or one of its bus calls) is missing.
-static inline const csdbus_api_t *csdbus(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, csdbus_load_once);
-    return csdbus_api_storage()->ok ? csdbus_api_storage() : NULL;
-}
+const csdbus_api_t *csdbus(void);
+
+#endif

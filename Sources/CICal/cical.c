@@ -1,0 +1,51 @@
+#include "cical.h"
+
+cical_api_t cical_api_table;
+
+#define CICAL_SYM(field, name) a->field = (__typeof__(a->field))dlsym(h, name); ok = ok && a->field
+
+static void cical_load_once(void) {
+    cical_api_t *a = cical_api_storage();
+    void *h = dlopen("libical.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    int ok = 1;
+    CICAL_SYM(errors_are_fatal, "icalerror_set_errors_are_fatal");
+    CICAL_SYM(parse_string, "icalparser_parse_string");
+    CICAL_SYM(component_free, "icalcomponent_free");
+    CICAL_SYM(component_isa, "icalcomponent_isa");
+    CICAL_SYM(first_component, "icalcomponent_get_first_component");
+    CICAL_SYM(next_component, "icalcomponent_get_next_component");
+    CICAL_SYM(first_property, "icalcomponent_get_first_property");
+    CICAL_SYM(next_property, "icalcomponent_get_next_property");
+    CICAL_SYM(get_uid, "icalcomponent_get_uid");
+    CICAL_SYM(get_summary, "icalcomponent_get_summary");
+    CICAL_SYM(get_location, "icalcomponent_get_location");
+    CICAL_SYM(get_dtstart, "icalcomponent_get_dtstart");
+    CICAL_SYM(get_dtend, "icalcomponent_get_dtend");
+    CICAL_SYM(property_isa, "icalproperty_isa");
+    CICAL_SYM(property_value, "icalproperty_get_value_as_string");
+    CICAL_SYM(property_x_name, "icalproperty_get_x_name");
+    CICAL_SYM(property_parameter, "icalproperty_get_parameter_as_string");
+    CICAL_SYM(property_rrule, "icalproperty_get_rrule");
+    CICAL_SYM(property_rdate, "icalproperty_get_rdate");
+    CICAL_SYM(property_datetime, "icalproperty_get_datetime_with_component");
+    CICAL_SYM(property_priority, "icalproperty_get_priority");
+    CICAL_SYM(recur_new, "icalrecur_iterator_new");
+    CICAL_SYM(recur_next, "icalrecur_iterator_next");
+    CICAL_SYM(recur_free, "icalrecur_iterator_free");
+    CICAL_SYM(timezone_of, "icalcomponent_get_timezone");
+    CICAL_SYM(builtin_timezone, "icaltimezone_get_builtin_timezone");
+    CICAL_SYM(utc_timezone, "icaltimezone_get_utc_timezone");
+    CICAL_SYM(as_timet, "icaltime_as_timet_with_zone");
+    CICAL_SYM(from_timet, "icaltime_from_timet_with_zone");
+    if (!ok) return;
+    a->errors_are_fatal(0);       // a bad value must become an X-LIC-ERROR property, never an abort()
+    a->ok = 1;
+}
+
+#undef CICAL_SYM
+int cical_load(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, cical_load_once);
+    return cical_api_storage()->ok;
+}
