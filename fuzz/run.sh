@@ -33,7 +33,7 @@ fuzz_target() {
         -artifact_prefix="$dir/artifacts/" "$dir/corpus" "$root/fuzz/corpus/$name" >"$dir/log" 2>&1 || true
     local runs cov crashes
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
-    cov=$(grep -o 'cov: [0-9]*' "$dir/log" | tail -1 | cut -d' ' -f2)
+    cov=$(grep -ao 'cov: [0-9]*' "$dir/log" | tail -1 | cut -d' ' -f2)
     crashes=$(find "$dir/artifacts" -type f | wc -l)
     printf '%s\t%s\t%s\t%s\n' "$name" "${runs:-0}" "$crashes" "${cov:-0}" >"$dir/result"
 }
