@@ -2,29 +2,6 @@ import Foundation
 import IngestCore
 import Testing
 
-/// A real gpsd fed by `gpsfake` (Debian's gpsd-clients) over UDP, waiting for its first client.
-/// UDP with a 0.3 ms pause between sentences: a pty feeds ~20 fixes/s, too slow for a day's log,
-/// and UDP with no pause drops datagrams when the machine is busy.
-final class GPSFake {
-    let port: Int
-    let process: Child
-
-    init(log: String, port: Int) throws {
-        self.port = port
-        process = try Child("/usr/bin/gpsfake", ["-1", "-q", "-u", "-c", "0.0003", "-P", String(port), log],
-                            env: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], captureOutput: false)
-    }
-
-    /// Stops gpsfake and the gpsd it started, as a crash or `systemctl restart gpsd` would.
-    func kill() {
-        process.signal(SIGKILL)
-        _ = process.wait()
-        _ = try? runProcess("/usr/bin/pkill", ["-KILL", "-f", "gpsd .*-S \(port) "])
-    }
-
-    deinit { kill() }
-}
-
 @Suite("gpsd: visits and trips from a real gpsd", .serialized)
 struct GPSDTests {
     struct Expected: Decodable {
@@ -85,18 +62,21 @@ struct GPSDTests {
         return agent
     }
 
+    /// The day's last fix: the office stay runs 3 h, one fix a second.
+    var lastFix: Double { expected.visits[2].arrival + 10_800 - 1 }
+
     @Test func aReplayedDayGivesTheScriptedVisitsAndTripsAndRunClosesTheStaleOne() throws {
         let node = try TestNode()
         let agent = try sandbox(node)
         let gps = try GPSFake(log: log, port: port)
         let watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
-        guard try eventually(120, { try node.items("location").count == 3 && node.items("motion").count == 2 }) else {
+        try gps.feed()
+        guard try eventually(120, { try node.items("location").count == 3 && node.items("motion").count == 2 }),
+              try eventually(60, { try journaledFixTimes(agent).last == lastFix }) else {
             watch.signal(SIGKILL)
             Issue.record("the day did not arrive; watch said: \(watch.wait().stderr)")
             return
         }
-        _ = gps.process.wait()                              // the whole log was fed
-        Thread.sleep(forTimeInterval: 1)
         try checkDay(node, officeOpen: true)
 
         // watch stops cleanly; a timer run then closes the office visit: its last fix is from 2024.
@@ -105,7 +85,6 @@ struct GPSDTests {
         let run = try agent.run(["run"])
         #expect(run.status == 0, "\(run.stderr)")
         let office = try node.items("location").first { time($0["item"]?["arrival"]).map { abs($0 - expected.visits[2].arrival) < 120 } ?? false }
-        let lastFix = expected.visits[2].arrival + 10_800 - 1
         #expect(time(office?["item"]?["departure"]) == lastFix, "the stale office visit closes at its last fix")
         #expect(try node.items("location").count == 3, "closing re-sends the same key")
     }
@@ -115,6 +94,7 @@ struct GPSDTests {
         let agent = try sandbox(node)
         var gps: GPSFake? = try GPSFake(log: log, port: port)
         var watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
+        try gps?.feed()
         // Once the café stay is open at the node, kill gpsd and kill -9 the agent.
         #expect(try eventually(120) { try node.items("location").count >= 2 })
         gps?.kill(); gps = nil
@@ -129,11 +109,10 @@ struct GPSDTests {
         try (lines[(3 * (expected.warmup_s + 2400))...].joined(separator: "\r\n") + "\r\n").write(toFile: rest, atomically: true, encoding: .utf8)
         watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
         defer { watch.signal(SIGKILL); _ = watch.wait() }
-        Thread.sleep(forTimeInterval: 1)
-        gps = try GPSFake(log: rest, port: port)
+        gps = try GPSFake(log: rest, port: port)            // held until the restarted agent watches
+        try gps?.feed()
         #expect(try eventually(120) { try node.items("location").count == 3 && node.items("motion").count == 2 }, "the day did not finish")
-        _ = gps?.process.wait()
-        Thread.sleep(forTimeInterval: 1)
+        #expect(try eventually(60) { try journaledFixTimes(agent).last == lastFix }, "the agent read the whole rest of the day")
         try checkDay(node, officeOpen: true)
         let cafe = try node.items("location").filter { time($0["item"]?["arrival"]).map { abs($0 - expected.visits[1].arrival) < 120 } ?? false }
         #expect(cafe.count == 1, "the café visit opened before the restart and closed after it under one key")

@@ -46,6 +46,11 @@ func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> B
     return try condition()
 }
 
+/// When `adapter`'s last scan ended, from the agent's state store.
+func lastScan(_ agent: AgentSandbox, _ adapter: String) throws -> Date? {
+    try StateStore(readOnlyAt: Paths(configDir: agent.config, stateDir: agent.state))?.adapterStats()[adapter]?.lastScan
+}
+
 @Suite("watch", .serialized)
 struct WatchTests {
     @Test func watchRescansSendsAndStopsCleanlyOnSIGTERM() throws {
@@ -88,14 +93,17 @@ struct WatchTests {
         let watch = try Child(agentBinary, ["watch", "--interval", "1h", "--send-every", "1s"], env: agent.env.merging(["NOTIFY_SOCKET": notify.path]) { _, n in n })
         defer { watch.signal(SIGKILL); _ = watch.wait() }
         #expect(notify.wait(for: "READY=1", seconds: 10).contains { $0.contains("READY=1") })
-        Thread.sleep(forTimeInterval: 0.5)         // the first scan (of an empty folder) is done
+        #expect(try eventually(10) { try lastScan(agent, "pics") != nil }, "the first scan (of an empty folder) never ended")
 
         // With an hour's interval, only inotify can bring these in: one in the watched folder,
         // one in a folder made after the watch began.
         try FileManager.default.copyItem(atPath: repoRoot + "/fixtures/demo/photos/harbour.jpg", toPath: photos + "/harbour.jpg")
         #expect(try eventually(15) { try node.items("photos").count == 1 })
+        let made = Date()
         try FileManager.default.createDirectory(atPath: photos + "/2024/trip", withIntermediateDirectories: true)
-        Thread.sleep(forTimeInterval: 0.3)
+        // The new folders are a change too: once the rescan they bring has ended, the photo below
+        // can only come in by a watch on a folder that did not exist when `watch` began.
+        #expect(try eventually(15) { try lastScan(agent, "pics").map { $0 > made } == true }, "the new folders brought no rescan")
         try FileManager.default.copyItem(atPath: repoRoot + "/fixtures/demo/photos/summit.jpg", toPath: photos + "/2024/trip/summit.jpg")
         #expect(try eventually(15) { try node.items("photos").count == 2 })
     }

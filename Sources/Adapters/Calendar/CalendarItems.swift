@@ -89,7 +89,7 @@ struct CalendarItems {
         let chunk = 1024
         guard occurrences.count > chunk else { return occurrences.map(item) }
         let chunks = (occurrences.count + chunk - 1) / chunk
-        let results = Mutex([[Item]](repeating: [], count: chunks))
+        let results = Locked([[Item]](repeating: [], count: chunks))
         DispatchQueue.concurrentPerform(iterations: chunks) { i in
             let made = occurrences[(i * chunk)..<min((i + 1) * chunk, occurrences.count)].map(item)
             results.withLock { $0[i] = made }

@@ -17,7 +17,7 @@ protocol ByteStream: AnyObject {
 final class ContentHasher: Sendable {
     // Blocks are hashed on `queue`, one after another; the lock is never contended, it only
     // lets the compiler check that the digest is not shared unguarded.
-    private let digest = Mutex(StreamingDigest())
+    private let digest = Locked(StreamingDigest())
     private let queue = DispatchQueue(label: "hearthloom.health.hash")
 
     func update(_ bytes: UnsafeRawBufferPointer) {

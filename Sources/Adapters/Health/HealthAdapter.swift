@@ -147,7 +147,7 @@ public struct HealthAdapter: DeviceAdapter {
         let (chunks, continuation) = AsyncStream<[StoredSample]>.makeStream()
         let permits = DispatchSemaphore(value: 2)
         let cancelled = Atomic<Bool>(false)
-        let result = Mutex(Outcome())
+        let result = Locked(Outcome())
         let settings = self.settings
         DispatchQueue.global().async {
             let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in

@@ -9,12 +9,12 @@ final class TransportThread: Sendable {
     let hasCaptureKey: Bool
     private let queue = DispatchQueue(label: "hearthloom.transport")
     // Only ever used on `queue`; the lock lets the compiler check that.
-    private let transport: Mutex<any NodeTransport>
+    private let transport: Locked<any NodeTransport>
 
     init(_ transport: sending any NodeTransport) {
         name = transport.name
         hasCaptureKey = transport.hasCaptureKey
-        self.transport = Mutex(transport)
+        self.transport = Locked(transport)
     }
 
     func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind) async -> NodeReply {

@@ -47,7 +47,7 @@ final class DryRunSink: ItemSink {
     let warnings = Atomic<Int>(0)
 
     /// Samples a dry run would add and buckets it would settle, over the store's, in memory.
-    let overlay = Mutex(SampleOverlay())
+    let overlay = Locked(SampleOverlay())
 
     init(adapter: String, source: String, store: StateStore?) { self.adapter = adapter; self.source = source; self.store = store }
 

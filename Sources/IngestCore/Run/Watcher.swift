@@ -50,7 +50,7 @@ public final class Watcher: Sendable {
         }
         let followers = live.map { entry in Task { await follow(entry.adapter, config: entry.config) } }
         // A change under an adapter's folders marks it; it is rescanned once things settle.
-        let changes = Mutex<(adapters: Set<Int>, last: ContinuousClock.Instant?)>(([], nil))
+        let changes = Locked<(adapters: Set<Int>, last: ContinuousClock.Instant?)>(([], nil))
         let wakeup = self.wakeup
         let monitor = watched.isEmpty ? nil : FolderMonitor { index in
             changes.withLock { $0.adapters.insert(index); $0.last = .now }
@@ -138,7 +138,7 @@ final class Wakeup: Sendable {
         var pending = false
         var waiter: CheckedContinuation<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func kick() {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in

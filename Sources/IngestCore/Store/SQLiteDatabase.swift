@@ -15,7 +15,7 @@ public enum SQLValue: Sendable {
 /// prepared statements; all use goes through `withConnection`, under a lock.
 public final class SQLiteDatabase: Sendable {
     public let path: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State: ~Copyable {
         var db: OpaquePointer?
@@ -35,7 +35,7 @@ public final class SQLiteDatabase: Sendable {
         sqlite3_busy_timeout(db, busyTimeoutMS)
         sqlite3_extended_result_codes(db, 1)
         self.path = path
-        self.state = Mutex(State(db: db))
+        self.state = Locked(State(db: db))
     }
 
     /// Runs `body` with exclusive use of the connection.

@@ -32,7 +32,7 @@ public struct Lane: Sendable, Hashable, CustomStringConvertible {
 public final class StateStore: Sendable {
     public let db: SQLiteDatabase
     public var path: String { db.path }
-    private let laneIDs = Mutex<[String: Int64]>([:])
+    private let laneIDs = Locked<[String: Int64]>([:])
 
     static let schemaVersion: Int64 = 3
 

@@ -15,7 +15,7 @@ public final class FolderMonitor: Sendable {
     }
 
     private let fd: Int32
-    private let watches = Mutex(Watches())
+    private let watches = Locked(Watches())
     private let source: any DispatchSourceRead
     private let maxWatches: Int
     /// Called on the monitor's queue with the owner given to `watch(tree:owner:)`.

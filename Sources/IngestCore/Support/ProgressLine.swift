@@ -13,7 +13,7 @@ public final class ProgressLine: Sendable {
     private let label: String
     private let enabled: Bool
     private let start = ContinuousClock.now
-    private let drawn = Mutex(Drawn())
+    private let drawn = Locked(Drawn())
 
     public init(_ label: String, enabled: Bool = Terminal.stderrIsTerminal) {
         self.label = label; self.enabled = enabled
