@@ -26,11 +26,14 @@ trap 'rm -rf "$scratch"' EXIT
 fuzz_target() {
     local name=$1 dir="$root/.build/fuzz/runs/$1"
     rm -rf "$dir/artifacts" && mkdir -p "$dir/corpus" "$dir/artifacts"
+    # Inputs that once crashed this target (fixtures/fuzz/NAME) are seeds too: fixed stays fixed.
+    local seeds=("$root/fuzz/corpus/$name")
+    [ -d "$root/fixtures/fuzz/$name" ] && seeds+=("$root/fixtures/fuzz/$name")
     # A hang (10 s on one input) counts as a crash: a parser must not stall the agent. Swift's
     # own backtracer is off so that libFuzzer's handler reports a trap and keeps the input.
     SWIFT_BACKTRACE=enable=no HEARTHLOOM_FUZZ_TARGET=$name HEARTHLOOM_FUZZ_SCRATCH=$scratch \
         "$binary" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$dir/artifacts/" "$dir/corpus" "$root/fuzz/corpus/$name" >"$dir/log" 2>&1 || true
+        -artifact_prefix="$dir/artifacts/" "$dir/corpus" "${seeds[@]}" >"$dir/log" 2>&1 || true
     local runs cov crashes
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
     cov=$(grep -ao 'cov: [0-9]*' "$dir/log" | tail -1 | cut -d' ' -f2)
