@@ -99,3 +99,13 @@ clean:
 
 # The contacts and calendar benchmarks pip-install vobject and recurring-ical-events into bench/.venv.
 APT_BENCH += python3-venv
+
+# Fuzzing (issue 12): one libFuzzer binary (ASan + coverage) holding a harness per parser,
+# each run FUZZ_SECONDS from its seeds in fuzz/corpus/NAME, FUZZ_JOBS at a time; prints
+# `fuzz NAME: N runs, K crashes` per target and fails on any crash. CI: FUZZ_SECONDS=20.
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= 2
+.PHONY: fuzz
+fuzz: deps
+	SWIFTC=$(dir $(SWIFT))swiftc fuzz/build.sh
+	FUZZ_JOBS=$(FUZZ_JOBS) fuzz/run.sh $(FUZZ_SECONDS)

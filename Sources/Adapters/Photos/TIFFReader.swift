@@ -92,11 +92,16 @@ struct TIFFReader {
         return entries
     }
 
-    /// The IFD a pointer tag refers to; a missing pointer or offset 0 means none.
+    /// The IFD a pointer tag refers to; a missing pointer or offset 0 means none. A pointer can be
+    /// written in any numeric type, a float or rational far past Int's range too: that one points
+    /// outside the data rather than trapping in the conversion.
     private mutating func subDirectory(of parent: Directory, pointerTag: Int, name: String) throws(PhotoReadError) -> Directory {
         guard let numbers = try numbers(pointerTag, in: parent), let first = numbers.first,
-              let offset = first, offset != 0 else { return Directory() }
-        return try directory(at: Int(offset), name: name)
+              let value = first, value != 0 else { return Directory() }
+        guard let offset = Int(exactly: value.rounded(.towardZero)) else {
+            throw PhotoReadError("\(name) offset \(value) points outside \(source.name) (size \(source.count))")
+        }
+        return try directory(at: offset, name: name)
     }
 
     // MARK: Values

@@ -1,0 +1,33 @@
+@testable import Adapters
+
+/// The byte-level JSON scanners: `JSONScanner` (Health Auto Export) walking every value and
+/// decoding every string and number, and `JSONArrayElements` (Fitbit, Google Fit).
+enum JSONScannerHarness {
+    static func run(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer)
+            try? walk(&scanner, depth: 0)
+        }
+        _ = try? JSONArrayElements.scan(bytes) { _, _ in }
+        _ = try? JSONArrayElements.scan(bytes, key: "data") { _, _ in }
+    }
+
+    /// Every value, as the readers meet them; past a depth the rest is skipped as they skip it.
+    static func walk(_ s: inout JSONScanner, depth: Int) throws(JSONScanner.Failure) {
+        guard depth < 64 else { return try s.skipValue() }
+        switch try s.peek() {
+        case .object:
+            try s.enterObject()
+            while let key = try s.nextKey() {
+                _ = s.key(key, is: "data")
+                try walk(&s, depth: depth + 1)
+            }
+        case .array:
+            try s.enterArray()
+            while try s.nextElement() { try walk(&s, depth: depth + 1) }
+        case .string: _ = try s.string()
+        case .number: _ = try s.number()
+        case .literal: try s.skipValue()
+        }
+    }
+}
