@@ -11,8 +11,8 @@ UNIT_DIR ?= $(HOME)/.config/systemd/user
 # Build and library packages, then what the tests run against.
 APT_BUILD = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libsystemd-dev libical-dev libgps-dev zlib1g-dev
 APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick libheif-examples libavif-bin webp gpsd gpsd-clients procps
-# mpris: a private session bus, a scriptable test player, mpv with its MPRIS plugin, a tagged file, a second reader.
-APT_TEST += dbus python3-dbus python3-gi mpv mpv-mpris ffmpeg playerctl
+# mpris: a private session bus, a scriptable test player, mpv with its MPRIS plugin, a tagged file, a second reader, busctl (systemd) to read player properties.
+APT_TEST += dbus python3-dbus python3-gi mpv mpv-mpris ffmpeg playerctl systemd
 APT_BENCH = time hyperfine libxml2-utils
 
 # The user's config when there is one, else the repo's demo config (fixtures/demo).
