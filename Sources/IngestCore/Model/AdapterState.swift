@@ -62,32 +62,28 @@ public struct RecordCutoff: Sendable {
 
 /// An adapter's records as committed so far, read from the store its scan writes to.
 public struct AdapterRecords: Sendable {
-    private let store: StateStore?
+    private let store: StateStore
     private let space: String?
 
     /// `space` nil: the adapter declared no records, and asking for them is a mistake in it.
-    public init(store: StateStore?, space: String?) { self.store = store; self.space = space }
+    public init(store: StateStore, space: String?) { self.store = store; self.space = space }
 
     /// Groups with changes their adapter has not settled, in name order.
     public func changedGroups() throws -> [String] {
-        guard let store, let space = try checkedSpace() else { return [] }
-        return try store.changedGroups(space: space)
+        try store.changedGroups(space: checkedSpace())
     }
 
     /// One group, with every shelf's records.
     public func group(_ name: String) throws -> RecordGroup {
-        guard let store, let space = try checkedSpace() else { return RecordGroup() }
-        return try store.group(name, space: space)
+        try store.group(name, space: checkedSpace())
     }
 
     /// The records of one group's `shelf` from `key` on, in key order.
     public func records(in group: String, shelf: UInt8 = 0, from key: [UInt8] = []) throws -> [StateRecord] {
-        guard let store, let space = try checkedSpace() else { return [] }
-        return try store.records(in: group, shelf: shelf, from: key, space: space)
+        try store.records(in: group, shelf: shelf, from: key, space: checkedSpace())
     }
 
-    private func checkedSpace() throws -> String? {
-        guard store != nil else { return nil }
+    private func checkedSpace() throws -> String {
         guard let space else { throw RecordScopeError() }
         return space
     }

@@ -21,7 +21,9 @@ struct FileLedgerTests {
             }
         }
         func warn(_ message: String) async {}
-        let records = AdapterRecords(store: nil, space: nil)
+        // The ledger keeps no records; a scratch store stands behind the requirement.
+        private let scratch = CollectingSink.Scratch()
+        var records: AdapterRecords { AdapterRecords(store: scratch.store, space: nil) }
 
         var commits: [(items: Int, updates: Int)] { state.withLock { $0.commits } }
         var items: [Item] { state.withLock { $0.items } }
