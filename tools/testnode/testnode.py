@@ -34,8 +34,10 @@ MAX_KEY_CHARS = 512
 DRAIN_LIMIT = 64 * MAX_BODY     # bodies we refuse are read and dropped up to this, to keep the connection
 REQUEST_LOG_SIZE = 10000
 ENDPOINTS = ("location", "motion", "photos", "contacts", "calendar",
-             "reminders", "media", "health", "capture")
+             "reminders", "media", "health", "scan", "focus", "capture")
 MOTION_MODES = {"walking", "running", "cycling", "driving", "unknown"}
+FOCUS_MODES = {"do-not-disturb", "locked", "idle"}
+MAX_SCAN_TEXT = 200000
 FAULT_RATES = ("fail_rate", "reset_rate", "throttle_rate")
 
 # --- Item schemas (node-api.md "Item fields per endpoint") -------------------------------------
@@ -75,6 +77,9 @@ SCHEMAS = {
                        "energy_kcal?": "num", "distance_m?": "num"},
     "health:sleep": {"start": "str", "end": "str",
                      "stages?": {"deep_s?": "num", "light_s?": "num", "rem_s?": "num", "awake_s?": "num"}},
+    "scan": {"version": "str", "captured_at": "str|null", "text": "str", "pages": "num", "lang": "str",
+             "confidence": "num", "file": {"name": "str", "size": "num"}},
+    "focus": {"version": "str", "mode": "str", "start": "str", "end": "str|null", "via": "str"},
     "capture": {"text": "str", "captured_at": "str", "via": "str"},
 }
 TYPE_NAMES = {"str": "a string", "num": "a number", "bool": "a boolean", "list": "a list",
@@ -151,6 +156,12 @@ def check_item(endpoint, item):
         return problem
     if endpoint == "motion" and item["mode"] not in MOTION_MODES:
         return "mode must be one of " + ", ".join(sorted(MOTION_MODES))
+    if endpoint == "focus" and item["mode"] not in FOCUS_MODES:
+        return "mode must be one of " + ", ".join(sorted(FOCUS_MODES))
+    if endpoint == "scan" and len(item["text"]) > MAX_SCAN_TEXT:
+        return f"text must be at most {MAX_SCAN_TEXT} characters"
+    if endpoint == "scan" and not 0 <= item["confidence"] <= 100:
+        return "confidence must be between 0 and 100"
     if endpoint == "capture" and not item["text"]:
         return "text must not be empty"
     return None
