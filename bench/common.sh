@@ -20,3 +20,7 @@ health_config() {
     mkdir -p "$W/config/adapters.d"
     printf '[Adapter]\nType=health\nPath=%s\n' "$1" > "$W/config/adapters.d/health.conf"
 }
+
+# bench_row WHAT OURS ANCHOR GOAL VERDICT: one row of the summary table `make bench` prints at the
+# end (bench/table.sh); OURS and ANCHOR were measured side by side in this run. VERDICT: ok|MISSED|-.
+bench_row() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >> "$OUT/table.tsv"; }

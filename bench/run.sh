@@ -101,4 +101,6 @@ bench/health-xml.sh
 bench/health-json.sh
 echo
 bench/mpris.sh
+echo
+bench/table.sh | tee "$OUT/table.md"
 echo "results in $OUT"
