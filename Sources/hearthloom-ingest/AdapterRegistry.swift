@@ -5,6 +5,7 @@ import IngestCore
 let registeredAdapters: [any DeviceAdapter.Type] = [
     PhotosAdapter.self,
     GPSDAdapter.self,
+    GeoClueAdapter.self,
     ContactsAdapter.self,
     CalendarAdapter.self,
     MPRISAdapter.self,

@@ -10,20 +10,12 @@ import Glibc
 /// gpsd is absent or restarts, and when the socket stays silent longer than `silence`.
 /// What it reads comes out of `events`, in order.
 final class GPSDReader: Sendable {
-    enum Event: Sendable {
-        case connected(String)
-        case lost(String)
-        case fix(Fix)
-        /// gpsd speaks a protocol major version other than 3.
-        case unknownProtocol(major: Int, minor: Int)
-    }
-
-    let events: AsyncStream<Event>
-    private let continuation: AsyncStream<Event>.Continuation
+    let events: AsyncStream<FixSourceEvent>
+    private let continuation: AsyncStream<FixSourceEvent>.Continuation
     private let stopped = Atomic<Bool>(false)
 
     init(host: String, port: Int, silence: Double) {
-        (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(100_000))
+        (events, continuation) = AsyncStream.makeStream(of: FixSourceEvent.self, bufferingPolicy: .bufferingNewest(100_000))
         let queue = DispatchQueue(label: "hearthloom.gpsd-reader")
         queue.async { [self] in loop(host: host, port: port, silence: silence) }
     }
@@ -41,11 +33,11 @@ final class GPSDReader: Sendable {
             let connection: GPSDConnection
             do { connection = try GPSDConnection(host: host, port: port) } catch {
                 // Said once per outage, not at every retry.
-                if error.description != lastProblem { continuation.yield(.lost(error.description)); lastProblem = error.description }
+                if error.description != lastProblem { continuation.yield(.problem(error.description)); lastProblem = error.description }
                 pause(backoff.next())
                 continue
             }
-            continuation.yield(.connected("\(host):\(port)"))
+            continuation.yield(.notice("gpsd: following \(host):\(port)"))
             lastProblem = ""
             backoff.reset()
             var lastData = clock.now
@@ -60,7 +52,7 @@ final class GPSDReader: Sendable {
                     endEpoch()
                     if clock.now - lastData > .seconds(silence) {
                         lastProblem = "gpsd at \(host):\(port) sent nothing for \(Int(silence)) s; reconnecting"
-                        continuation.yield(.lost(lastProblem))
+                        continuation.yield(.problem(lastProblem))
                         break
                     }
                     continue
@@ -72,12 +64,12 @@ final class GPSDReader: Sendable {
                         if let current = epoch, current.time == fix.time { epoch = current.refined(by: fix); continue }
                         endEpoch()
                         epoch = fix
-                    case .version(let major, let minor) where major != 3: continuation.yield(.unknownProtocol(major: major, minor: minor))
+                    case .version(let major, let minor) where major != 3: continuation.yield(.problem("gpsd speaks protocol \(major).\(minor); this agent reads 3.x, so fixes may be missing"))
                     default: break
                     }
                 } catch {
                     lastProblem = error.description
-                    continuation.yield(.lost(error.description))
+                    continuation.yield(.problem(error.description))
                     pause(backoff.next())
                     break
                 }

@@ -53,7 +53,7 @@ public struct MPRISAdapter: LiveAdapter {
         let survey = await withCheckedContinuation { (done: CheckedContinuation<Survey, Never>) in
             DispatchQueue.global().async {
                 do throws(BusError) {
-                    let bus = try SessionBus()
+                    let bus = try BusConnection(.session)
                     var book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
                     _ = try book.survey(bus)
                     done.resume(returning: .surveyed(book.take().map { FollowCommit(items: $0.items, anchor: $0.anchor) }))

@@ -18,7 +18,7 @@ struct PlayerBook {
         self.rules = rules; self.filter = filter
         for (key, data) in anchor.entries {
             if key.hasPrefix(PlayerBook.entryPrefix), let timeline = try? JSONDecoder().decode(PlayerTimeline.self, from: data) {
-                timelines[SessionBus.playerPrefix + timeline.player] = timeline
+                timelines[BusConnection.playerPrefix + timeline.player] = timeline
             } else {
                 pending.removals.insert(key)
             }
@@ -29,7 +29,7 @@ struct PlayerBook {
 
     /// Looks at every player on the bus now and closes the books of those that are gone.
     /// - Returns: the names looked at, with their unique owners.
-    mutating func survey(_ bus: SessionBus) throws(BusError) -> [String: String] {
+    mutating func survey(_ bus: BusConnection) throws(BusError) -> [String: String] {
         var owners: [String: String] = [:]
         let present = try bus.playerNames()
         for name in present {
@@ -44,7 +44,7 @@ struct PlayerBook {
 
     /// Reconciles one player with what it shows now. Returns its unique owner name, or nil when
     /// it is filtered out or vanished during the calls.
-    mutating func look(at name: String, on bus: SessionBus) throws(BusError) -> String? {
+    mutating func look(at name: String, on bus: BusConnection) throws(BusError) -> String? {
         guard let snapshot = try PlayerBook.unlessGone({ () throws(BusError) in try bus.snapshot(of: name) }),
               let owner = try PlayerBook.unlessGone({ () throws(BusError) in try bus.owner(of: name) }) else { return nil }
         guard filter.allows(busName: name, identity: snapshot.identity) else {
@@ -52,7 +52,7 @@ struct PlayerBook {
             forget(name)
             return nil
         }
-        if timelines[name] == nil { timelines[name] = PlayerTimeline(player: SessionBus.shortName(name), identity: snapshot.identity, at: PlayerBook.now) }
+        if timelines[name] == nil { timelines[name] = PlayerTimeline(player: BusConnection.shortName(name), identity: snapshot.identity, at: PlayerBook.now) }
         update(name) { $0.reconcile(with: snapshot, at: PlayerBook.now, rules: $1) }
         return owner
     }

@@ -5,38 +5,6 @@ import Synchronization
 import Glibc
 #endif
 
-/// Lets other threads stop the bus thread: a flag plus a pipe the thread polls beside the bus.
-final class BusLoopControl: Sendable {
-    private let readFD: Int32
-    private let writeFD: Int32
-    private let stopping = Atomic<Bool>(false)
-
-    init() {
-        var fds: [Int32] = [-1, -1]
-        _ = pipe(&fds)
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
-        readFD = fds[0]; writeFD = fds[1]
-    }
-
-    deinit { close(readFD); close(writeFD) }
-
-    var isStopping: Bool { stopping.load(ordering: .acquiring) }
-
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        var byte: UInt8 = 1
-        _ = write(writeFD, &byte, 1)
-    }
-
-    /// Waits for the bus fd (when given) or a stop, at most `timeout` seconds (nil: no limit).
-    func wait(busFD: Int32?, events: Int16, timeout: Double?) {
-        var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
-        if let busFD { fds.append(pollfd(fd: busFD, events: events, revents: 0)) }
-        let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), Double(Int32.max))) } ?? -1
-        _ = poll(&fds, nfds_t(fds.count), milliseconds)               // EINTR is a spurious wakeup: the caller loops
-    }
-}
-
 /// What the bus thread hands to `follow` to commit.
 struct FollowCommit: Sendable {
     var items: [Item]
@@ -64,7 +32,7 @@ final class PlayerFollower {
         var lost = false
         while !control.isStopping {
             do throws(BusError) {
-                let bus = try SessionBus()
+                let bus = try BusConnection(.session)
                 try connect(bus)
                 if lost { Log.notice("\(label): the session bus is back; following \(book.timelines.count) players") }
                 lost = false; backoff.reset()
@@ -85,12 +53,12 @@ final class PlayerFollower {
         if let commit = book.take() { emit(FollowCommit(items: commit.items, anchor: commit.anchor)) }
     }
 
-    private func connect(_ bus: SessionBus) throws(BusError) {
-        for rule in SessionBus.mprisMatchRules { try bus.addMatch(rule) }
+    private func connect(_ bus: BusConnection) throws(BusError) {
+        for rule in BusConnection.mprisMatchRules { try bus.addMatch(rule) }
         owners = try book.survey(bus)
     }
 
-    private func serve(_ bus: SessionBus) throws(BusError) {
+    private func serve(_ bus: BusConnection) throws(BusError) {
         while !control.isStopping {
             while let signal = try bus.nextSignal() { try handle(signal, bus) }
             let now = PlayerBook.now
@@ -108,11 +76,11 @@ final class PlayerFollower {
         }
     }
 
-    private func handle(_ signal: BusSignal, _ bus: SessionBus) throws(BusError) {
+    private func handle(_ signal: BusSignal, _ bus: BusConnection) throws(BusError) {
         let args = signal.arguments
         switch signal.member {
         case "NameOwnerChanged":
-            guard args.count == 3, let name = args[0].text, name.hasPrefix(SessionBus.playerPrefix),
+            guard args.count == 3, let name = args[0].text, name.hasPrefix(BusConnection.playerPrefix),
                   let old = args[1].text, let new = args[2].text else { return }
             if !old.isEmpty {
                 owners.removeValue(forKey: old)
@@ -126,7 +94,7 @@ final class PlayerFollower {
             var properties = changed
             for key in ["PlaybackStatus", "Metadata", "Rate"] where invalidated.contains(key) && changed[key] == nil {
                 properties[key] = try PlayerBook.unlessGone { () throws(BusError) in
-                    try bus.call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "Get", [SessionBus.playerInterface, key]).first
+                    try bus.call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "Get", [BusConnection.playerInterface, key]).first
                 } ?? nil
             }
             try apply(events(from: properties), to: name, bus)
@@ -151,7 +119,7 @@ final class PlayerFollower {
     /// Applies events with the player's `Position` where it makes the books exact (a pause, a
     /// resume, a new track, a rate change): one read per signal. With a new track the position
     /// is the new track's, so only the track event gets it.
-    private func apply(_ events: [PlayerEvent], to name: String, _ bus: SessionBus) throws(BusError) {
+    private func apply(_ events: [PlayerEvent], to name: String, _ bus: BusConnection) throws(BusError) {
         guard !events.isEmpty else { return }
         let needsPosition = events.contains { if case .status(.stopped, _) = $0 { false } else { true } }
         let newTrack = events.contains { if case .track = $0 { true } else { false } }

@@ -35,14 +35,15 @@ static inline int csystemd_watchdog_enabled(uint64_t *usec) {
     return csystemd_load() ? csystemd_api_storage()->watchdog_enabled(0, usec) : -38;
 }
 
-// MARK: - sd-bus (the mpris adapter)
-// A second table, loaded on the first bus call, so the cost stays with `watch`/`run` of an mpris
-// adapter. Only the non-variadic message API: Swift cannot call C variadic functions.
+// MARK: - sd-bus (the mpris and geoclue adapters)
+// A second table, loaded on the first bus call, so the cost stays with `watch`/`run` of an adapter
+// on the bus. Only the non-variadic message API: Swift cannot call C variadic functions.
 #include <systemd/sd-bus.h>
 
 typedef struct {
     int ok;
     int (*open_user)(sd_bus **);
+    int (*open_system)(sd_bus **);
     sd_bus *(*flush_close_unref)(sd_bus *);
     int (*get_fd)(sd_bus *);
     int (*get_events)(sd_bus *);
@@ -52,6 +53,11 @@ typedef struct {
     void (*error_free)(sd_bus_error *);
     int (*new_method_call)(sd_bus *, sd_bus_message **, const char *, const char *, const char *, const char *);
     int (*append_basic)(sd_bus_message *, char, const void *);
+    int (*open_container)(sd_bus_message *, char, const char *);
+    int (*close_container)(sd_bus_message *);
+    int (*send)(sd_bus *, sd_bus_message *, uint64_t *);
+    int (*get_reply_cookie)(sd_bus_message *, uint64_t *);
+    const sd_bus_error *(*get_error)(sd_bus_message *);
     sd_bus_message *(*message_unref)(sd_bus_message *);
     int (*get_type)(sd_bus_message *, uint8_t *);
     const char *(*get_member)(sd_bus_message *);

@@ -59,26 +59,43 @@ struct BusSignal: Sendable {
     var arguments: [BusValue]
 }
 
-/// One connection to the user's session bus (`$DBUS_SESSION_BUS_ADDRESS`). It owns the `sd_bus *`
-/// from `init` to `deinit` and is used from one thread only, as sd-bus requires.
+/// What `nextMessage` found: a signal, or the answer to a call made with `send`.
+enum BusMessage: Sendable {
+    case signal(BusSignal)
+    case reply(cookie: UInt64, Result<[BusValue], BusError>)
+}
+
+/// An argument of a method call.
+enum BusArgument: Sendable {
+    case string(String)
+    case uint32(UInt32)
+    indirect case variant(BusArgument)
+}
+
+/// One connection to a D-Bus bus: the user's session bus (`$DBUS_SESSION_BUS_ADDRESS`) or the
+/// system bus (`$DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket). It owns the
+/// `sd_bus *` from `init` to `deinit` and is used from one thread only, as sd-bus requires.
 ///
 /// No C type leaves this file: messages are read into `BusValue`s, failures become `BusError`s.
-final class SessionBus {
-    /// What a message may make us hold: a player's strings and lists are capped while they are read.
+final class BusConnection {
+    enum Kind: String { case session, system }
+
+    /// What a message may make us hold: a peer's strings and lists are capped while they are read.
     static let maxStringBytes = 8192
     static let maxElements = 512
     static let maxDepth = 8
 
+    let kind: Kind
     private let api: UnsafePointer<csdbus_api_t>
     private let bus: OpaquePointer
 
     /// Connects; the D-Bus `Hello` happens on the first call.
-    init() throws(BusError) {
+    init(_ kind: Kind) throws(BusError) {
         guard let api = csdbus() else { throw .unavailable }
         var bus: OpaquePointer?
-        let rc = api.pointee.open_user(&bus)
-        guard rc >= 0, let bus else { throw BusError(function: "sd_bus_open_user", code: rc) }
-        self.api = api; self.bus = bus
+        let rc = kind == .session ? api.pointee.open_user(&bus) : api.pointee.open_system(&bus)
+        guard rc >= 0, let bus else { throw BusError(function: kind == .session ? "sd_bus_open_user" : "sd_bus_open_system", code: rc) }
+        self.kind = kind; self.api = api; self.bus = bus
     }
 
     deinit { _ = api.pointee.flush_close_unref(bus) }
@@ -96,18 +113,18 @@ final class SessionBus {
     /// Calls a method with string arguments and returns the reply's values.
     func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
               _ arguments: [String] = [], timeout seconds: Double = 2) throws(BusError) -> [BusValue] {
-        var message: OpaquePointer?
-        var rc = api.pointee.new_method_call(bus, &message, destination, path, interface, member)
-        guard rc >= 0, let message else { throw BusError(function: "sd_bus_message_new_method_call", code: rc) }
+        try call(destination, path, interface, member, arguments: arguments.map { .string($0) }, timeout: seconds)
+    }
+
+    /// Calls a method and waits at most `seconds` for the reply's values.
+    func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
+              arguments: [BusArgument], timeout seconds: Double = 2) throws(BusError) -> [BusValue] {
+        let message = try methodCall(destination, path, interface, member, arguments)
         defer { _ = api.pointee.message_unref(message) }
-        for argument in arguments {
-            rc = argument.withCString { api.pointee.append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-            if rc < 0 { throw BusError(function: "sd_bus_message_append_basic", code: rc) }
-        }
         var error = sd_bus_error()
         defer { api.pointee.error_free(&error) }
         var reply: OpaquePointer?
-        rc = api.pointee.call(bus, message, UInt64(seconds * 1_000_000), &error, &reply)
+        let rc = api.pointee.call(bus, message, UInt64(seconds * 1_000_000), &error, &reply)
         guard rc >= 0, let reply else {
             throw BusError(function: "\(interface).\(member) on \(destination)", code: rc,
                            name: error.name.map { String(cString: $0) }, message: error.message.map { String(cString: $0) })
@@ -116,9 +133,61 @@ final class SessionBus {
         return try readAll(reply)
     }
 
+    /// Sends a method call without waiting: its reply comes out of `nextMessage` with the cookie
+    /// returned here, however long the peer takes.
+    func send(_ destination: String, _ path: String, _ interface: String, _ member: String,
+              arguments: [BusArgument] = []) throws(BusError) -> UInt64 {
+        let message = try methodCall(destination, path, interface, member, arguments)
+        defer { _ = api.pointee.message_unref(message) }
+        var cookie: UInt64 = 0
+        let rc = api.pointee.send(bus, message, &cookie)
+        if rc < 0 { throw BusError(function: "sd_bus_send \(interface).\(member) to \(destination)", code: rc) }
+        return cookie
+    }
+
+    private func methodCall(_ destination: String, _ path: String, _ interface: String, _ member: String,
+                            _ arguments: [BusArgument]) throws(BusError) -> OpaquePointer {
+        var message: OpaquePointer?
+        let rc = api.pointee.new_method_call(bus, &message, destination, path, interface, member)
+        guard rc >= 0, let message else { throw BusError(function: "sd_bus_message_new_method_call", code: rc) }
+        do {
+            for argument in arguments { try append(argument, to: message) }
+        } catch {
+            _ = api.pointee.message_unref(message)
+            throw error
+        }
+        return message
+    }
+
+    private func append(_ argument: BusArgument, to message: OpaquePointer) throws(BusError) {
+        let rc: Int32
+        switch argument {
+        case .string(let text):
+            rc = text.withCString { api.pointee.append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+        case .uint32(var number):
+            rc = api.pointee.append_basic(message, CChar(UInt8(ascii: "u")), &number)
+        case .variant(let inner):
+            let signature = switch inner { case .string: "s"; case .uint32: "u"; case .variant: "v" }
+            try check(api.pointee.open_container(message, CChar(UInt8(ascii: "v")), signature), "sd_bus_message_open_container")
+            try append(inner, to: message)
+            rc = api.pointee.close_container(message)
+        }
+        if rc < 0 { throw BusError(function: "sd_bus_message_append", code: rc) }
+    }
+
     /// Processes what has arrived until a signal is found; nil when nothing is left to read.
+    /// Replies to `send` are dropped: use `nextMessage` for those.
     /// - Throws: a `BusError` whose `isDisconnect` is true once the connection is gone.
     func nextSignal() throws(BusError) -> BusSignal? {
+        while let message = try nextMessage() {
+            if case .signal(let signal) = message { return signal }
+        }
+        return nil
+    }
+
+    /// Processes what has arrived until a signal or a reply is found; nil when nothing is left to read.
+    /// - Throws: a `BusError` whose `isDisconnect` is true once the connection is gone.
+    func nextMessage() throws(BusError) -> BusMessage? {
         while true {
             var message: OpaquePointer?
             let rc = api.pointee.process(bus, &message)
@@ -129,15 +198,28 @@ final class SessionBus {
             }
             defer { _ = api.pointee.message_unref(message) }
             var type: UInt8 = 0
-            guard api.pointee.get_type(message, &type) >= 0, type == UInt8(SD_BUS_MESSAGE_SIGNAL) else { continue }
-            let signal = BusSignal(sender: string(api.pointee.get_sender(message)), path: string(api.pointee.get_path(message)),
-                                   interface: string(api.pointee.get_interface(message)), member: string(api.pointee.get_member(message)),
-                                   arguments: try readAll(message))
-            // sd-bus reports a lost connection as a local signal before its calls start failing.
-            if signal.interface == "org.freedesktop.DBus.Local" && signal.member == "Disconnected" {
-                throw BusError(function: "sd_bus_process", code: -ECONNRESET, message: "the session bus went away")
+            guard api.pointee.get_type(message, &type) >= 0 else { continue }
+            switch type {
+            case UInt8(SD_BUS_MESSAGE_SIGNAL):
+                let signal = BusSignal(sender: string(api.pointee.get_sender(message)), path: string(api.pointee.get_path(message)),
+                                       interface: string(api.pointee.get_interface(message)), member: string(api.pointee.get_member(message)),
+                                       arguments: try readAll(message))
+                // sd-bus reports a lost connection as a local signal before its calls start failing.
+                if signal.interface == "org.freedesktop.DBus.Local" && signal.member == "Disconnected" {
+                    throw BusError(function: "sd_bus_process", code: -ECONNRESET, message: "the \(kind.rawValue) bus went away")
+                }
+                return .signal(signal)
+            case UInt8(SD_BUS_MESSAGE_METHOD_RETURN), UInt8(SD_BUS_MESSAGE_METHOD_ERROR):
+                var cookie: UInt64 = 0
+                guard api.pointee.get_reply_cookie(message, &cookie) >= 0 else { continue }
+                if let error = api.pointee.get_error(message) {
+                    return .reply(cookie: cookie, .failure(BusError(function: "a call", code: -EIO, name: error.pointee.name.map { String(cString: $0) },
+                                                                    message: error.pointee.message.map { String(cString: $0) })))
+                }
+                return .reply(cookie: cookie, .success(try readAll(message)))
+            default:
+                continue
             }
-            return signal
         }
     }
 
@@ -168,7 +250,7 @@ final class SessionBus {
             var text: UnsafePointer<CChar>?
             try check(api.pointee.read_basic(m, type, &text), "sd_bus_message_read_basic")
             guard let text else { return .string("") }
-            let length = strnlen(text, SessionBus.maxStringBytes)
+            let length = strnlen(text, BusConnection.maxStringBytes)
             return .string(text.withMemoryRebound(to: UInt8.self, capacity: length) {
                 String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
             })
@@ -188,11 +270,11 @@ final class SessionBus {
         case UInt8(ascii: "v"), UInt8(ascii: "a"), UInt8(ascii: "r"), UInt8(ascii: "e"):
             try check(api.pointee.enter_container(m, type, contents), "sd_bus_message_enter_container")
             defer { _ = api.pointee.exit_container(m) }
-            guard depth < SessionBus.maxDepth else { _ = api.pointee.skip(m, nil); return .structure([]) }
+            guard depth < BusConnection.maxDepth else { _ = api.pointee.skip(m, nil); return .structure([]) }
             if code == UInt8(ascii: "v") { return try readValue(m, depth: depth + 1) ?? .structure([]) }
             var elements: [BusValue] = []
-            while elements.count < SessionBus.maxElements, let element = try readValue(m, depth: depth + 1) { elements.append(element) }
-            if elements.count == SessionBus.maxElements { try check(api.pointee.skip(m, nil), "sd_bus_message_skip") }
+            while elements.count < BusConnection.maxElements, let element = try readValue(m, depth: depth + 1) { elements.append(element) }
+            if elements.count == BusConnection.maxElements { try check(api.pointee.skip(m, nil), "sd_bus_message_skip") }
             guard code == UInt8(ascii: "a") else { return .structure(elements) }
             if contents.map({ $0.pointee == CChar(UInt8(ascii: "{")) }) == true {
                 var dict: [String: BusValue] = [:]
