@@ -4,56 +4,17 @@ import Testing
 
 @Suite("gpsd: visits and trips from a real gpsd", .serialized)
 struct GPSDTests {
-    struct Expected: Decodable {
-        struct Visit: Decodable { var name: String; var arrival: Double; var departure: Double?; var lat: Double; var lon: Double }
-        struct Trip: Decodable { var name: String; var start: Double; var end: Double; var mode: String; var distance_m: Double }
-        var visits: [Visit]
-        var trips: [Trip]
-        var radius_m: Double
-        var warmup_s: Int
-    }
-
     let log = repoRoot + "/fixtures/gpsd/day.nmea"
-    let expected: Expected
+    let expected: ExpectedDay
     let port = 21_000 + Int(getpid() % 5000)
 
     init() throws {
-        expected = try JSONDecoder().decode(Expected.self, from: Data(contentsOf: URL(fileURLWithPath: repoRoot + "/fixtures/gpsd/day.expected.json")))
+        expected = try ExpectedDay(contentsOf: repoRoot + "/fixtures/gpsd/day.expected.json")
     }
 
-    func time(_ value: JSONValue?) -> Double? {
-        guard let text = value?.stringValue else { return nil }
-        return ISO8601DateFormatter().date(from: text)?.timeIntervalSince1970
-    }
+    func time(_ value: JSONValue?) -> Double? { ExpectedDay.time(value) }
 
-    func metres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-        let x = (lon2 - lon1) * .pi / 180 * cos((lat1 + lat2) * .pi / 360), y = (lat2 - lat1) * .pi / 180
-        return (x * x + y * y).squareRoot() * 6_371_008.8
-    }
-
-    /// The node's visits and trips against the script: stay points reach up to radius / speed
-    /// (≤ 72 s walking) past the scripted times, and trips lose about a radius at each end.
-    func checkDay(_ node: TestNode, officeOpen: Bool) throws {
-        let visits = try node.items("location").sorted { (time($0["item"]?["arrival"]) ?? 0) < (time($1["item"]?["arrival"]) ?? 0) }
-        #expect(visits.count == expected.visits.count, "visits at the node: \(visits)")
-        for (got, want) in zip(visits, expected.visits) {
-            let item = try #require(got["item"])
-            #expect(abs(try #require(time(item["arrival"])) - want.arrival) <= 75, "\(want.name) arrival")
-            if let departure = want.departure {
-                #expect(abs((time(item["departure"]) ?? 0) - departure) <= 75, "\(want.name) departure")
-            } else if officeOpen {
-                #expect(item["departure"] == .null, "\(want.name) is still open")
-            }
-            #expect(metres(item["lat"]?.doubleValue ?? 0, item["lon"]?.doubleValue ?? 0, want.lat, want.lon) < 10, "\(want.name) position")
-            #expect((item["accuracy_m"]?.doubleValue ?? 0) > 0 && (item["accuracy_m"]?.doubleValue ?? 99) < 8, "\(want.name) spread of ±4 m noise")
-        }
-        let trips = try node.items("motion").sorted { (time($0["item"]?["start"]) ?? 0) < (time($1["item"]?["start"]) ?? 0) }
-        #expect(trips.map { $0["item"]?["mode"]?.stringValue ?? "" } == expected.trips.map(\.mode))
-        for (got, want) in zip(trips, expected.trips) {
-            let distance = got["item"]?["distance_m"]?.doubleValue ?? 0
-            #expect(abs(distance - (want.distance_m - 2 * expected.radius_m)) < 0.1 * want.distance_m, "\(want.name) distance \(distance)")
-        }
-    }
+    func checkDay(_ node: TestNode, officeOpen: Bool) throws { try expected.check(node, officeOpen: officeOpen) }
 
     func sandbox(_ node: TestNode) throws -> AgentSandbox {
         let agent = try AgentSandbox()

@@ -2,22 +2,36 @@ import Foundation
 import IngestCore
 import Testing
 
-/// A private session bus: `dbus-daemon --session` listening on a socket in its own folder, so
-/// it can be stopped and started again at the same address.
+/// A private bus: `dbus-daemon` listening on a socket in its own folder, so it can be stopped
+/// and started again at the same address. A session bus by default; a system bus (a config that
+/// lets anyone own any name, as geoclue must) for the geoclue adapter.
 final class PrivateBus {
     let dir: String
+    let system: Bool
     var address: String { "unix:path=\(dir)/bus" }
     private var daemon: Child?
 
-    init() throws {
+    init(system: Bool = false) throws {
+        self.system = system
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("bus-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        if system {
+            try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig><type>system</type><listen>\(address)</listen><auth>EXTERNAL</auth>
+              <policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/><allow send_type="signal"/>
+                <allow send_requested_reply="true" send_type="method_return"/><allow send_requested_reply="true" send_type="error"/>
+                <allow receive_type="method_call"/><allow receive_type="method_return"/><allow receive_type="error"/><allow receive_type="signal"/>
+              </policy></busconfig>
+            """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
+        }
         try start()
     }
 
     func start() throws {
         try? FileManager.default.removeItem(atPath: dir + "/bus")
-        daemon = try Child("/usr/bin/dbus-daemon", ["--session", "--nofork", "--address=\(address)"], captureOutput: false)
+        let args = system ? ["--config-file=\(dir)/bus.conf", "--nofork"] : ["--session", "--nofork", "--address=\(address)"]
+        daemon = try Child("/usr/bin/dbus-daemon", args, captureOutput: false)
         guard eventually(5, { FileManager.default.fileExists(atPath: dir + "/bus") }) else { throw PrivateBusError.didNotStart }
     }
 
@@ -29,7 +43,7 @@ final class PrivateBus {
 
     enum PrivateBusError: Error { case didNotStart }
 
-    var env: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+    var env: [String: String] { [system ? "DBUS_SYSTEM_BUS_ADDRESS" : "DBUS_SESSION_BUS_ADDRESS": address] }
 
     /// The process ids behind the connections on the bus, as the daemon reports them.
     func connectedPIDs() -> Set<pid_t> {

@@ -50,6 +50,7 @@ final class GPSDReader: Sendable {
             while !isStopped {
                 guard connection.waitForData(timeout: 0.5) else {
                     endEpoch()
+                    continuation.yield(.pause)
                     if clock.now - lastData > .seconds(silence) {
                         lastProblem = "gpsd at \(host):\(port) sent nothing for \(Int(silence)) s; reconnecting"
                         continuation.yield(.problem(lastProblem))

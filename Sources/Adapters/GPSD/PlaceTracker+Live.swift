@@ -8,6 +8,8 @@ enum FixSourceEvent: Sendable {
     case notice(String)
     /// Something the user may have to fix, said as a warning (once per outage, by the source).
     case problem(String)
+    /// The source has sent nothing for a moment: the fixes held are stored now, not with the next one.
+    case pause
 }
 
 /// The config keys every adapter that clusters fixes into visits takes, with gpsd's defaults.
@@ -67,10 +69,12 @@ extension PlaceTracker {
                 case .fix(let fix): items += tracker.add(fix, now: Date().timeIntervalSince1970)
                 case .notice(let line): Log.info(line)
                 case .problem(let line): await sink.warn(line)
+                case .pause: break
                 }
-                // Items go out with the fixes that made them at once; fixes alone once a second,
-                // so a crash loses at most a second of them.
-                if !items.isEmpty || (tracker.hasUncommittedFixes && clock.now - lastCommit >= .seconds(1)) {
+                // Items go out with the fixes that made them at once; fixes alone once a second or
+                // when the source pauses, so a crash loses at most a second of them.
+                let due = clock.now - lastCommit >= .seconds(1) || { if case .pause = event { true } else { false } }()
+                if !items.isEmpty || (tracker.hasUncommittedFixes && due) {
                     do { try await sink.commit(latestPerKey(items), anchor: tracker.takeChanges()) } catch { await sink.warn("could not store fixes: \(error)") }
                     items = []
                     lastCommit = clock.now

@@ -84,6 +84,8 @@ private struct GeoClueClient {
     private var phase = Phase.waiting(until: .now)
     private var backoff = Backoff(base: 1, cap: 30)
     private var missedSaid = false
+    /// When the last fix went out, until a pause has followed it.
+    private var lastFix: ContinuousClock.Instant?
 
     init(bus: BusConnection, request: GeoClueRequest, control: BusLoopControl, said: ProblemLine) {
         self.bus = bus; self.request = request; self.control = control; self.said = said
@@ -109,6 +111,11 @@ private struct GeoClueClient {
                 break
             }
             while let message = try bus.nextMessage() { try handle(message) }
+            // Fixes came: a second without more is a pause, when the adapter stores what it holds.
+            if let fix = lastFix {
+                if fix + .seconds(1) <= .now { said.continuation.yield(.pause); lastFix = nil; continue }
+                deadline = min(deadline ?? fix + .seconds(1), fix + .seconds(1))
+            }
             control.wait(busFD: bus.fileDescriptor, events: bus.pollEvents, timeout: deadline.map(GeoClueClient.seconds(until:)))
         }
     }
@@ -141,7 +148,7 @@ private struct GeoClueClient {
         case (.signal(let signal), .following(let path)) where signal.member == "LocationUpdated" && signal.path == path:
             guard signal.arguments.count == 2, let location = signal.arguments[1].text else { return }
             do throws(BusError) {
-                if let fix = try bus.location(at: location) { said.continuation.yield(.fix(fix)) }
+                if let fix = try bus.location(at: location) { said.continuation.yield(.fix(fix)); lastFix = .now }
             } catch where !error.isDisconnect {
                 // Read too late: geoclue had freed it. Said once per client.
                 if !missedSaid { said.say("geoclue: could not read a location before geoclue freed it (\(error)); this agent falls behind") }
