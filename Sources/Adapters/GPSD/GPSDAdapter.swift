@@ -15,16 +15,10 @@ public struct GPSDAdapter: LiveAdapter {
         static let host = ConfigKey("Host", .string, default: "localhost", "where gpsd listens")
         static let port = ConfigKey("Port", .integer, default: "2947", "gpsd's port")
         static let noDataTimeout = ConfigKey("NoDataTimeout", .duration, default: "30s", "reconnect when gpsd sends nothing for this long")
-        static let maxError = ConfigKey("MaxError", .number, default: "100", "drop fixes with a larger horizontal error (metres)")
-        static let maxSpeed = ConfigKey("MaxSpeed", .number, default: "300", "drop fixes implying a faster move (metres per second)")
-        static let radius = ConfigKey("Radius", .number, default: "100", "a stay keeps within this distance of where it began (metres)")
-        static let minStay = ConfigKey("MinStay", .duration, default: "5min", "the shortest stay that is a visit")
-        static let maxGap = ConfigKey("MaxGap", .duration, default: "15min", "a longer gap between fixes ends a stay")
-        static let keepFixes = ConfigKey("KeepFixes", .duration, default: "30d", "how long fixes are kept for resync")
     }
     public static let configKeys: [any ConfigKeyProtocol] = [
-        Key.host, Key.port, Key.noDataTimeout, Key.maxError, Key.maxSpeed, Key.radius, Key.minStay, Key.maxGap, Key.keepFixes,
-    ]
+        Key.host, Key.port, Key.noDataTimeout,
+    ] + PlaceKeys.detectorKeys + [PlaceKeys.keepFixes]
     public static let sampleConfig = String(decoding: PackageResources.gpsd_conf, as: UTF8.self)
 
     let host: String
@@ -37,27 +31,15 @@ public struct GPSDAdapter: LiveAdapter {
         host = s[Key.host]
         port = try s.value(Key.port, where: { (1...65535).contains($0) }, else: { _ in "must be 1 to 65535" })
         silence = s[Key.noDataTimeout]
-        func positive(_ key: ConfigKey<Double>) throws(ConfigError) -> Double {
-            try s.value(key, where: { $0 > 0 }, else: { _ in "must be more than 0" })
-        }
-        var settings = PlaceTracker.Settings()
-        settings.maxError = try positive(Key.maxError)
-        settings.maxSpeed = try positive(Key.maxSpeed)
-        settings.detector.radius = try positive(Key.radius)
-        settings.detector.minStay = s[Key.minStay]
-        settings.detector.maxGap = s[Key.maxGap]
-        settings.keepFixes = s[Key.keepFixes]
-        self.settings = settings
+        settings = try PlaceTracker.Settings(section: s)
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        var (tracker, items) = try await PlaceTracker.restore(from: anchor, journal: { try JournalEntry.read(sink.records, since: $0) }, settings: settings)
-        items += tracker.closeIfStale(now: Date().timeIntervalSince1970)
-        try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.takeChanges())
+        try await PlaceTracker.settle(since: anchor, into: sink, settings: settings)
     }
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
-        var (tracker, items) = try await PlaceTracker.restore(from: anchor, journal: { try JournalEntry.read(sink.records, since: $0) }, settings: settings)
+        var (tracker, items) = try await PlaceTracker.restore(from: anchor, sink: sink, settings: settings)
         try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.takeChanges())
         items = []
         let reader = GPSDReader(host: host, port: port, silence: silence)
