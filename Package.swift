@@ -30,7 +30,7 @@ let package = Package(
         .target(
             name: "Adapters",
             dependencies: ["IngestCore", "CGPS", "CICal", "CZlib"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "GeoClue/README.md"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),

@@ -16,7 +16,9 @@ public struct GPSDAdapter: LiveAdapter {
         static let port = ConfigKey("Port", .integer, default: "2947", "gpsd's port")
         static let noDataTimeout = ConfigKey("NoDataTimeout", .duration, default: "30s", "reconnect when gpsd sends nothing for this long")
     }
-    public static let configKeys: [any ConfigKeyProtocol] = [Key.host, Key.port, Key.noDataTimeout] + PlaceTracker.Settings.configKeys
+    public static let configKeys: [any ConfigKeyProtocol] = [
+        Key.host, Key.port, Key.noDataTimeout,
+    ] + PlaceKeys.detectorKeys + [PlaceKeys.keepFixes]
     public static let sampleConfig = String(decoding: PackageResources.gpsd_conf, as: UTF8.self)
 
     let host: String
@@ -29,11 +31,11 @@ public struct GPSDAdapter: LiveAdapter {
         host = s[Key.host]
         port = try s.value(Key.port, where: { (1...65535).contains($0) }, else: { _ in "must be 1 to 65535" })
         silence = s[Key.noDataTimeout]
-        settings = try PlaceTracker.Settings(s)
+        settings = try PlaceTracker.Settings(section: s)
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        try await PlaceTracker.scan(from: anchor, settings: settings, into: sink)
+        try await PlaceTracker.settle(since: anchor, into: sink, settings: settings)
     }
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {

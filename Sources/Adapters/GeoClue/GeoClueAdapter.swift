@@ -19,7 +19,8 @@ public struct GeoClueAdapter: LiveAdapter {
         static let timeThreshold = ConfigKey("TimeThreshold", .duration, default: "0s",
                                              "geoclue sends a new location at most this often (0: every one)")
     }
-    public static let configKeys: [any ConfigKeyProtocol] = [Key.accuracy, Key.distanceThreshold, Key.timeThreshold] + PlaceTracker.Settings.configKeys
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.accuracy, Key.distanceThreshold, Key.timeThreshold]
+        + PlaceKeys.detectorKeys + [PlaceKeys.keepFixes]
     public static let sampleConfig = String(decoding: PackageResources.geoclue_conf, as: UTF8.self)
 
     let request: GeoClueRequest
@@ -31,11 +32,11 @@ public struct GeoClueAdapter: LiveAdapter {
         let time = try s.value(Key.timeThreshold, where: { (0...86_400).contains($0) }, else: { _ in "must be at most a day" })
         request = GeoClueRequest(accuracyLevel: GeoClueRequest.accuracyLevels[s[Key.accuracy]] ?? 8,
                                  distanceThreshold: UInt32(distance), timeThreshold: UInt32(time.rounded()))
-        settings = try PlaceTracker.Settings(s)
+        settings = try PlaceTracker.Settings(section: s)
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        try await PlaceTracker.scan(from: anchor, settings: settings, into: sink)
+        try await PlaceTracker.settle(since: anchor, into: sink, settings: settings)
     }
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {

@@ -1,8 +1,9 @@
 import FoundationEssentials
 import IngestCore
 
-/// The gpsd adapter's state between fixes: the filter, the visit detector, and the journal chunk
-/// being written. `scan` and `follow` both rebuild it from the anchor and the journal.
+/// A live place adapter's state between fixes (gpsd, geoclue): the filter, the visit detector,
+/// and the journal chunk being written. `scan` and `follow` both rebuild it from the anchor and
+/// the journal.
 ///
 /// The anchor's one entry, `state`, says where a restart replays the journal from (the last
 /// settled fix) and up to which fix time items were already queued, so a replay re-derives the
@@ -57,6 +58,19 @@ struct PlaceTracker {
         return (tracker, items)
     }
 
+    /// `restore` from the sink's own journal.
+    static func restore(from anchor: Anchor, sink: some ItemSink, settings: Settings) async throws -> (PlaceTracker, [Item]) {
+        try await restore(from: anchor, journal: { try JournalEntry.read(sink.records, since: $0) }, settings: settings)
+    }
+
+    /// A live adapter's timer `run`: replays what the journal holds past the last settled point,
+    /// closes a visit that went stale by the wall clock, and commits what is due.
+    static func settle(since anchor: Anchor, into sink: some ItemSink, settings: Settings) async throws {
+        var (tracker, items) = try await restore(from: anchor, sink: sink, settings: settings)
+        items += tracker.closeIfStale(now: Date().timeIntervalSince1970)
+        try await sink.commit(latestPerKey(items), anchor: tracker.takeChanges())
+    }
+
     private init(settings: Settings) {
         self.settings = settings
         detector = VisitDetector(settings: settings.detector)
@@ -64,7 +78,7 @@ struct PlaceTracker {
         processedUntil = -Double.infinity
     }
 
-    /// One fix from gpsd: filtered, journaled, and run through the detector.
+    /// One fix from the source: filtered, journaled, and run through the detector.
     mutating func add(_ fix: Fix, now: Double) -> [Item] {
         if let reason = filter.check(fix, now: now) { rejected[reason, default: 0] += 1; return [] }
         if var current = chunk, fix.time < current.time + PlaceTracker.chunkSeconds {

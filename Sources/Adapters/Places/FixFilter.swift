@@ -12,7 +12,7 @@ struct FixFilter {
     var maxError: Double
     var maxSpeed: Double
     /// Rejected for `.jump` this many times in a row, the newest fix is taken as the truth: the
-    /// receiver moved while gpsd was away, or the fix before the jumps was the bad one.
+    /// receiver moved while the source was away, or the fix before the jumps was the bad one.
     var jumpStreakLimit = 5
 
     private(set) var last: Fix?

@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// One position report from gpsd, as kept in the journal: 36 bytes packed.
+/// One position report (gpsd, geoclue, a history export), as kept in the journal: 36 bytes packed.
 struct Fix: Sendable, Equatable {
     var time: Double            // seconds since the epoch, UTC, the fix's own time
     var latitude: Double

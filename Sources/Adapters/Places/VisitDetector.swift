@@ -9,12 +9,13 @@ struct Visit: Sendable, Equatable {
     var longitude: Double
     /// The distance from the visit's position within which 68 % of its fixes lie.
     var accuracy: Double
+    /// Distinct fixes: the filter lets no two fixes share a time.
     var fixes: Int
     /// From the arrival fix, so the open and the closed visit share it.
     var key: String
 }
 
-/// A trip between two visits (or from the first fix to the first visit).
+/// A trip between two consecutive visits (or from the first fix to the first visit).
 struct Trip: Sendable, Equatable {
     enum Mode: String, Sendable { case walking, running, cycling, driving, unknown }
     var start: Fix
@@ -24,13 +25,18 @@ struct Trip: Sendable, Equatable {
     var key: String
 }
 
-/// Stay-point detection (Li et al. 2008, as in scikit-mobility and trackintel), streaming.
+/// Stay-point detection (Li et al. 2008, as in scikit-mobility and trackintel), streaming, made
+/// to hold on sparse, noisy fixes.
 ///
 /// The anchor is the first fix not yet settled; fixes that stay within `radius` of it, with no
 /// gap over `maxGap` between them, form its cluster. Once the cluster spans `minStay`, it is a
-/// visit, open until a fix leaves the radius or a gap ends it. A cluster that breaks before
-/// `minStay` gives its anchor to the current trip and the next fix becomes the anchor. Every rule
-/// uses the fixes' own times, so replaying a log gives what living it gave.
+/// visit. From then on fixes are measured from the visit's centre (the mean of its fixes), not
+/// from the anchor, which on arrival may lie near the radius edge; and a fix beyond the radius
+/// ends the visit only when the fix after it is beyond too (one stray fix is noise), or when a gap
+/// over `maxGap` follows. A cluster that breaks before `minStay` gives its anchor to the current
+/// trip and the next fix becomes the anchor. A trip runs from one visit's departure to the next
+/// one's arrival (the first from the first fix): one per pair of consecutive visits. Every rule uses the fixes' own times, so
+/// replaying a log gives what living it gave.
 struct VisitDetector {
     struct Settings: Sendable {
         var radius = 100.0          // metres
@@ -50,6 +56,8 @@ struct VisitDetector {
     private var head = 0
     private var scan = 0
     private var open: Visit?
+    /// The open visit's centre: the sums of the latitudes and longitudes of its fixes within radius.
+    private var centre = (latitude: 0.0, longitude: 0.0, count: 0.0)
     private var trip: TripBuilder?
 
     /// Where a restart must replay the journal from, and whether that fix starts a trip (it is
@@ -72,16 +80,15 @@ struct VisitDetector {
         if scan == head { scan = head + 1 }       // a lone anchor: its cluster is itself
         var events: [Event] = []
         while scan < pending.count {
-            let next = pending[scan], previous = pending[scan - 1], anchor = pending[head]
-            if next.time - previous.time <= settings.maxGap, Geo.distance(anchor, next) <= settings.radius {
-                scan += 1
-                if open == nil, next.time - anchor.time >= settings.minStay {
-                    events += openVisit()
-                }
+            if open != nil {
+                guard let ended = stepOpenVisit() else { break }     // waiting for the fix after a stray one
+                if ended { events.append(.closed(closeVisit(departingAt: scan - 1))) }
                 continue
             }
-            if open != nil {
-                events.append(.closed(closeVisit(departingAt: scan - 1)))
+            let next = pending[scan], anchor = pending[head]
+            if next.time - pending[scan - 1].time <= settings.maxGap, Geo.distance(anchor, next) <= settings.radius {
+                scan += 1
+                if next.time - anchor.time >= settings.minStay { events += openVisit() }
             } else {
                 advanceAnchor()
             }
@@ -91,10 +98,31 @@ struct VisitDetector {
     }
 
     /// `run` without a live watcher: a visit whose last fix lies more than `maxGap` before the
-    /// wall clock is over, departed at that last fix.
+    /// wall clock is over, departed at its last fix within the radius.
     mutating func closeIfStale(now: Double) -> [Event] {
         guard open != nil, let last = pending.last, now - last.time > settings.maxGap else { return [] }
-        return [.closed(closeVisit(departingAt: pending.count - 1))]
+        return [.closed(closeVisit(departingAt: scan - 1))]
+    }
+
+    /// One step of an open visit over `pending[scan]`: false when the fix belongs to the visit
+    /// (taken in), true when the visit ended before it, nil when that needs the next fix.
+    private mutating func stepOpenVisit() -> Bool? {
+        let next = pending[scan]
+        if next.time - pending[scan - 1].time > settings.maxGap { return true }
+        if isNearCentre(next) {
+            centre = (centre.latitude + next.latitude, centre.longitude + next.longitude, centre.count + 1)
+            scan += 1
+            return false
+        }
+        guard scan + 1 < pending.count else { return nil }
+        let after = pending[scan + 1]
+        guard after.time - next.time <= settings.maxGap, isNearCentre(after) else { return true }
+        scan += 1       // a stray fix between two of the stay: noise, the stay goes on
+        return false
+    }
+
+    private func isNearCentre(_ fix: Fix) -> Bool {
+        Geo.distance(centre.latitude / centre.count, centre.longitude / centre.count, fix.latitude, fix.longitude) <= settings.radius
     }
 
     // MARK: - Steps
@@ -107,7 +135,9 @@ struct VisitDetector {
             events.append(.trip(trip.finish()))
             self.trip = nil
         }
-        let visit = summarize(pending[head..<scan], arrival: arrival, departure: nil)
+        let cluster = pending[head..<scan]
+        centre = (cluster.reduce(0) { $0 + $1.latitude }, cluster.reduce(0) { $0 + $1.longitude }, Double(cluster.count))
+        let visit = summarize(cluster, arrival: arrival, departure: nil)
         open = visit
         events.append(.opened(visit))
         return events

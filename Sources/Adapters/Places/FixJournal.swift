@@ -1,6 +1,6 @@
 import IngestCore
 
-/// A chunk of fixes (about a minute's) as the gpsd adapter keeps it beside its anchor: one
+/// A chunk of fixes (about a minute's) as a live place adapter keeps it beside its anchor: one
 /// record of the `journal` group, keyed by the time of its first fix, rewritten in place as it
 /// grows. `resync` forgets the anchor but keeps the journal, so it derives every visit again.
 struct JournalEntry: Equatable {

@@ -12,41 +12,7 @@ enum FixSourceEvent: Sendable {
     case pause
 }
 
-/// The config keys every adapter that clusters fixes into visits takes, with gpsd's defaults.
-extension PlaceTracker.Settings {
-    enum Key {
-        static let maxError = ConfigKey("MaxError", .number, default: "100", "drop fixes with a larger horizontal error (metres)")
-        static let maxSpeed = ConfigKey("MaxSpeed", .number, default: "300", "drop fixes implying a faster move (metres per second)")
-        static let radius = ConfigKey("Radius", .number, default: "100", "a stay keeps within this distance of where it began (metres)")
-        static let minStay = ConfigKey("MinStay", .duration, default: "5min", "the shortest stay that is a visit")
-        static let maxGap = ConfigKey("MaxGap", .duration, default: "15min", "a longer gap between fixes ends a stay")
-        static let keepFixes = ConfigKey("KeepFixes", .duration, default: "30d", "how long fixes are kept for resync")
-    }
-    static let configKeys: [any ConfigKeyProtocol] = [Key.maxError, Key.maxSpeed, Key.radius, Key.minStay, Key.maxGap, Key.keepFixes]
-
-    init(_ s: ConfigSection) throws(ConfigError) {
-        func positive(_ key: ConfigKey<Double>) throws(ConfigError) -> Double {
-            try s.value(key, where: { $0 > 0 }, else: { _ in "must be more than 0" })
-        }
-        self.init()
-        maxError = try positive(Key.maxError)
-        maxSpeed = try positive(Key.maxSpeed)
-        detector.radius = try positive(Key.radius)
-        detector.minStay = s[Key.minStay]
-        detector.maxGap = s[Key.maxGap]
-        keepFixes = s[Key.keepFixes]
-    }
-}
-
 extension PlaceTracker {
-    /// A timer `run`, which does not talk to the source: replays what the journal holds past the
-    /// last settled point, sends what is due, and closes a visit gone stale by the wall clock.
-    static func scan(from anchor: Anchor, settings: Settings, into sink: some ItemSink) async throws {
-        var (tracker, items) = try await restore(from: anchor, journal: { try JournalEntry.read(sink.records, since: $0) }, settings: settings)
-        items += tracker.closeIfStale(now: Date().timeIntervalSince1970)
-        try await sink.commit(latestPerKey(items), anchor: tracker.takeChanges())
-    }
-
     /// `watch`: each fix from `events` is filtered, journaled and run through the detector; the
     /// items it gives are committed with the fixes that made them. `stop` ends `events` when the
     /// task is cancelled; what is held is committed before returning.
@@ -54,7 +20,7 @@ extension PlaceTracker {
                        into sink: some ItemSink, stop: @escaping @Sendable () -> Void) async throws {
         var tracker: PlaceTracker, items: [Item]
         do {
-            (tracker, items) = try await restore(from: anchor, journal: { try JournalEntry.read(sink.records, since: $0) }, settings: settings)
+            (tracker, items) = try await restore(from: anchor, sink: sink, settings: settings)
             try await sink.commit(latestPerKey(items), anchor: tracker.takeChanges())
         } catch {
             stop()
