@@ -13,6 +13,8 @@ APT_BUILD = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libsystemd
 APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick libheif-examples libavif-bin webp gpsd gpsd-clients procps
 # mpris: a private session bus, a scriptable test player, mpv with its MPRIS plugin, a tagged file, a second reader, busctl (systemd) to read player properties.
 APT_TEST += dbus python3-dbus python3-gi mpv mpv-mpris ffmpeg playerctl systemd
+# geoclue: the real daemon on a private system bus, in its own namespaces (unshare, mount: util-linux, mount).
+APT_TEST += geoclue-2.0 util-linux mount
 APT_BENCH = time hyperfine libxml2-utils
 
 # The user's config when there is one, else the repo's demo config (fixtures/demo).
@@ -59,7 +61,7 @@ test: build release
 # swiftc has no -sanitize=undefined on Linux; UBSan instruments the C targets (its handlers are
 # in the ASan runtime), and Swift code has its own always-on overflow, bounds and exclusivity checks.
 UBSAN_C = -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=all
-TSAN_SUITES = GateTests|WatchTests|MPRISTests|GPSDTests|GPSDReceiverTests|CaptureTests
+TSAN_SUITES = GateTests|WatchTests|MPRISTests|GPSDTests|GPSDReceiverTests|GeoClueTests|CaptureTests
 sanitize: deps
 	$(SWIFT) build --build-tests --scratch-path .build/asan --sanitize=address $(UBSAN_C)
 	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/asan/debug/hearthloom-ingest $(SAN_ENV) \

@@ -7,7 +7,7 @@ import Testing
 /// adapter declares, with values their kinds parse, and a config that gives none reads as the defaults.
 struct AdapterConfigKeysTests {
     static let types: [any DeviceAdapter.Type] = [
-        PhotosAdapter.self, ContactsAdapter.self, CalendarAdapter.self, GPSDAdapter.self, MPRISAdapter.self, HealthAdapter.self,
+        PhotosAdapter.self, ContactsAdapter.self, CalendarAdapter.self, GPSDAdapter.self, GeoClueAdapter.self, MPRISAdapter.self, HealthAdapter.self,
     ]
 
     @Test(arguments: types.map { $0.type })
