@@ -30,7 +30,7 @@ let package = Package(
         .target(
             name: "Adapters",
             dependencies: ["IngestCore", "CGPS", "CICal", "CZlib"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),
@@ -39,6 +39,7 @@ let package = Package(
                 .embedInCode("MPRIS/mpris.conf"),
                 .embedInCode("Health/health.conf"),
                 .embedInCode("GeoClue/geoclue.conf"),
+                .embedInCode("LocationHistory/location-history.conf"),
             ]
         ),
         .executableTarget(

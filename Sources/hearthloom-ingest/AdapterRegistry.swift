@@ -10,4 +10,5 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     CalendarAdapter.self,
     MPRISAdapter.self,
     HealthAdapter.self,
+    LocationHistoryAdapter.self,
 ]

@@ -18,18 +18,23 @@ struct FixFilter {
     private(set) var last: Fix?
     private var jumpStreak = 0
 
-    init(maxError: Double, maxSpeed: Double, last: Fix? = nil) {
-        self.maxError = maxError; self.maxSpeed = maxSpeed; self.last = last
+    /// Fixes before this are dropped as implausible.
+    var earliest: Double
+
+    init(maxError: Double, maxSpeed: Double, last: Fix? = nil, earliest: Double = FixFilter.earliest) {
+        self.maxError = maxError; self.maxSpeed = maxSpeed; self.last = last; self.earliest = earliest
     }
 
     /// 2015-01-01: the oldest time a current receiver reports unless its week number rolled over.
     static let earliest = 1_420_070_400.0
+    /// 1995-01-01: older than any consumer location history, for exports, which are old by nature.
+    static let earliestHistory = 788_918_400.0
 
     /// nil when `fix` is accepted (and becomes the reference for the next one).
     mutating func check(_ fix: Fix, now: Double) -> Rejection? {
         guard fix.latitude.isFinite, fix.longitude.isFinite, abs(fix.latitude) <= 90, abs(fix.longitude) <= 180,
               !(fix.latitude == 0 && fix.longitude == 0) else { return .notANumber }
-        guard fix.time.isFinite, fix.time >= FixFilter.earliest, fix.time <= now + 86_400 else { return .implausibleTime }
+        guard fix.time.isFinite, fix.time >= earliest, fix.time <= now + 86_400 else { return .implausibleTime }
         if let error = fix.error, Double(error) > maxError { return .tooInaccurate }
         if let last {
             guard fix.time > last.time else { return .notNewer }

@@ -174,15 +174,20 @@ struct VisitDetector {
         var spread = cluster.map { Geo.distance(lat, lon, $0.latitude, $0.longitude) }
         spread.sort()
         let accuracy = spread.isEmpty ? 0 : spread[min(spread.count - 1, Int(Double(spread.count) * 0.68))]
-        let identity = "\(Int64(arrival.time.rounded()))|\(VisitDetector.rounded4(arrival.latitude))|\(VisitDetector.rounded4(arrival.longitude))"
         return Visit(arrival: arrival.time, departure: departure, latitude: lat, longitude: lon,
-                     accuracy: (accuracy * 10).rounded() / 10, fixes: cluster.count, key: "visit:" + Digest.sha256Hex(identity, length: 32))
+                     accuracy: (accuracy * 10).rounded() / 10, fixes: cluster.count,
+                     key: VisitDetector.key(arrival: arrival.time, latitude: arrival.latitude, longitude: arrival.longitude))
     }
 
     private func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         let mid = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+
+    /// A visit's key: from its arrival time and where it arrived (4 decimals, about 11 m).
+    static func key(arrival: Double, latitude: Double, longitude: Double) -> String {
+        "visit:" + Digest.sha256Hex("\(Int64(arrival.rounded()))|\(rounded4(latitude))|\(rounded4(longitude))", length: 32)
     }
 
     static func rounded4(_ v: Double) -> String { String(Double(Int64((v * 1e4).rounded())) / 1e4) }

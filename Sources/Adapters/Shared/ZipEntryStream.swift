@@ -1,8 +1,9 @@
 import CZlib
 import FoundationEssentials
 
-/// The one entry of a zip archive that a reader wants (`apple_health_export/export.xml`),
-/// inflated while it is read, so a multi-GB export is never unpacked to disk or memory.
+/// The entries of a zip archive that a reader wants (`apple_health_export/export.xml`, the
+/// location files of a Takeout), inflated while they are read, so a multi-GB export is never
+/// unpacked to disk or memory.
 ///
 /// The archive is walked from the front through its local headers rather than from the central
 /// directory at its end, so a zip cut off mid-way (a download or copy that stopped) still gives
@@ -22,6 +23,7 @@ final class ZipEntryStream: ByteStream {
     }()
     private var inflating = false
     private var method: UInt16 = 0
+    private var flags: UInt16 = 0
     /// For a stored entry with a known size: bytes still to give.
     private var storedLeft: UInt64 = 0
     private var finished = false
@@ -42,6 +44,37 @@ final class ZipEntryStream: ByteStream {
         }
     }
 
+    /// Moves past the rest of this entry to the next one `wanted` accepts; false when the archive
+    /// has no more (its central directory, or its end, comes first).
+    func next(wanted: (String) -> Bool) throws(HealthReadError) -> Bool {
+        try finishEntry()
+        while true {
+            let fixed = try take(4)
+            guard fixed == [0x50, 0x4B, 0x03, 0x04] else { return false }
+            let header = try localHeader(signed: true)
+            if wanted(header.name) {
+                entryName = header.name
+                try begin(header)
+                return true
+            }
+            try skip(header)
+        }
+    }
+
+    /// Reads what is left of the current entry into nothing and passes its data descriptor.
+    private func finishEntry() throws(HealthReadError) {
+        let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { sink.deallocate() }
+        while try read(into: sink) > 0 {}
+        if inflating { inflateEnd(zstream); inflating = false }
+        finished = false
+        if flags & 8 != 0, method == 8 {
+            let descriptor = try take(4)
+            // crc and two 32-bit sizes (zip64 descriptors are rare in exports)
+            _ = try take(descriptor == [0x50, 0x4B, 0x07, 0x08] ? 12 : 8)
+        }
+    }
+
     deinit {
         if inflating { inflateEnd(zstream) }
         zstream.deallocate()
@@ -56,8 +89,9 @@ final class ZipEntryStream: ByteStream {
         var size: UInt64
     }
 
-    private func localHeader() throws(HealthReadError) -> LocalHeader {
-        let fixed = try take(30)
+    /// The local header at the read position; `signed` when its 4-byte signature was read already.
+    private func localHeader(signed: Bool = false) throws(HealthReadError) -> LocalHeader {
+        let fixed = (signed ? [0x50, 0x4B, 0x03, 0x04] : []) + (try take(signed ? 26 : 30))
         guard fixed.count == 30 else { throw HealthReadError("zip: the wanted entry is not in the archive (or it is cut off before it)") }
         func u16(_ at: Int) -> UInt16 { UInt16(fixed[at]) | UInt16(fixed[at + 1]) << 8 }
         func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
@@ -85,6 +119,7 @@ final class ZipEntryStream: ByteStream {
 
     private func begin(_ header: LocalHeader) throws(HealthReadError) {
         method = header.method
+        flags = header.flags
         switch header.method {
         case 8:
             guard czlib_inflate_init_raw(zstream) == Z_OK else { throw HealthReadError("zip: zlib could not start") }
@@ -109,13 +144,7 @@ final class ZipEntryStream: ByteStream {
         }
         // Sizes follow the data: inflate it into nothing, then pass the data descriptor.
         try begin(header)
-        let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { sink.deallocate() }
-        while try read(into: sink) > 0 {}
-        inflateEnd(zstream); inflating = false; finished = false
-        let descriptor = try take(4)
-        let signed = descriptor == [0x50, 0x4B, 0x07, 0x08]
-        _ = try take(signed ? 12 : 8)          // crc and two 32-bit sizes (zip64 descriptors are rare in exports)
+        try finishEntry()
     }
 
     /// Up to `count` bytes from the file (fewer only at its end).

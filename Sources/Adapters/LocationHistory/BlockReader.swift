@@ -1,0 +1,65 @@
+/// A byte stream (a file, a zip entry) read in 1 MiB blocks into a window the parsers look into:
+/// `bytes[position...]` is what is not consumed yet. Only the unconsumed tail is carried over when
+/// the window is refilled, so memory stays at a block or two however large the file.
+struct BlockReader {
+    private let stream: any ByteStream
+    private(set) var bytes: [UInt8] = []
+    var position = 0
+    private(set) var atEnd = false
+    /// 1-based line of `position`, kept by the parsers that count lines.
+    var line = 1
+    static let blockSize = 1 << 20
+
+    init(_ stream: any ByteStream) { self.stream = stream }
+
+    /// Reads one more block onto the window; false at the end of the stream.
+    mutating func refill() throws(HealthReadError) -> Bool {
+        guard !atEnd else { return false }
+        if position > 0 { bytes.removeSubrange(0..<position); position = 0 }
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: BlockReader.blockSize, alignment: 16)
+        defer { block.deallocate() }
+        let n = try stream.read(into: block)
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[0..<n]))
+        if n == 0 { atEnd = true }
+        return n > 0
+    }
+
+    /// At least `count` unconsumed bytes are in the window, unless the stream ends first.
+    mutating func ensure(_ count: Int) throws(HealthReadError) -> Bool {
+        while bytes.count - position < count { guard try refill() else { return false } }
+        return true
+    }
+
+    /// The first `count` bytes, read now (detection looks at a file's head).
+    mutating func head(_ count: Int) throws(HealthReadError) -> ArraySlice<UInt8> {
+        _ = try ensure(count)
+        return bytes[position..<min(bytes.count, position + count)]
+    }
+
+    /// The offset (from `position`) of `needle` in the window, refilling until it is found or the stream ends.
+    mutating func find(_ needle: [UInt8], from offset: Int = 0) throws(HealthReadError) -> Int? {
+        var from = position + offset
+        while true {
+            if let at = BlockReader.index(of: needle, in: bytes, from: from) { return at - position }
+            from = max(position, bytes.count - needle.count + 1)
+            let kept = from - position
+            guard try refill() else { return nil }
+            from = position + kept
+        }
+    }
+
+    static func index(of needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard let first = needle.first, haystack.count >= needle.count else { return nil }
+        var i = from
+        let last = haystack.count - needle.count
+        while i <= last {
+            if haystack[i] == first {
+                var j = 1
+                while j < needle.count, haystack[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return i }
+            }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,139 @@
+import IngestCore
+
+/// A visit an export states itself: a Semantic Location History `placeVisit` or a Timeline.json
+/// `visit` segment.
+struct StatedVisit: Equatable, Sendable {
+    var start: Double
+    var end: Double
+    var latitude: Double
+    var longitude: Double
+}
+
+/// An export's own activity (`activitySegment`, Timeline.json `activity`): it names the mode of
+/// the trip it overlaps, and is no trip of its own.
+struct StatedActivity: Equatable, Sendable {
+    var start: Double
+    var end: Double
+    var mode: Trip.Mode
+
+    /// Google's activity types as the node's modes; anything unnamed (flying, still) is unknown.
+    static func mode(_ type: String) -> Trip.Mode {
+        switch type.uppercased() {
+        case "WALKING", "ON_FOOT", "WALK", "HIKING": .walking
+        case "RUNNING", "RUN": .running
+        case "CYCLING", "ON_BICYCLE", "BICYCLE", "BIKING": .cycling
+        case "IN_PASSENGER_VEHICLE", "IN_VEHICLE", "DRIVING", "IN_CAR", "IN_BUS", "IN_TAXI", "MOTORCYCLING",
+             "IN_TRAIN", "IN_SUBWAY", "IN_TRAM", "IN_FERRY", "IN_CABLECAR", "IN_FUNICULAR", "IN_GONDOLA_LIFT",
+             "IN_WHEELCHAIR", "IN_ROAD_VEHICLE", "IN_RAIL_VEHICLE", "AUTOMOTIVE": .driving
+        default: .unknown
+        }
+    }
+}
+
+/// What the parsers of one file gathered since the last flush, and what they could not read.
+struct HistoryBatch {
+    var points: [Fix] = []
+    var visits: [StatedVisit] = []
+    var activities: [StatedActivity] = []
+    var read = 0
+    var bad = 0
+    var firstBad: Int?
+
+    mutating func reject(line: Int) {
+        bad += 1
+        if firstBad == nil { firstBad = line }
+    }
+
+    var isFull: Bool { points.count >= 200_000 }
+
+    /// The batch as records: points packed per UTC day and hour, stated visits and activities
+    /// one record each, every record keyed by its time and a digest of its content, so the same
+    /// content read again (or from a renamed or moved copy) is the same record. Each day is also
+    /// listed in the `days` group, so a rebuild finds them in order.
+    mutating func takeRecords() -> [StateRecord] {
+        var byHour: [Int64: [Fix]] = [:]
+        for fix in points { byHour[Int64((fix.time / 3600).rounded(.down)), default: []].append(fix) }
+        var records: [StateRecord] = []
+        var days = Set<String>()
+        for (hour, fixes) in byHour {
+            var packed: [UInt8] = []
+            packed.reserveCapacity(fixes.count * Fix.packedSize)
+            for fix in fixes.sorted(by: HistoryBatch.order) { fix.pack(into: &packed) }
+            let day = HistoryTime.day(Double(hour) * 3600)
+            days.insert(day)
+            records.append(HistoryRecords.record(day: day, kind: .points, time: Double(hour) * 3600, value: packed))
+        }
+        for v in visits {
+            let day = HistoryTime.day(v.start)
+            days.insert(day)
+            records.append(HistoryRecords.record(day: day, kind: .visit, time: v.start, value: Array("\(v.start) \(v.end) \(v.latitude) \(v.longitude)".utf8)))
+        }
+        for a in activities {
+            let day = HistoryTime.day(a.start)
+            days.insert(day)
+            records.append(HistoryRecords.record(day: day, kind: .activity, time: a.start, value: Array("\(a.start) \(a.end) \(a.mode.rawValue)".utf8)))
+        }
+        records += days.map { StateRecord(group: HistoryRecords.daysGroup, key: Array($0.utf8), value: []) }
+        points = []; visits = []; activities = []
+        return records
+    }
+
+    /// Time first, then content: the same points pack the same bytes whatever their file order.
+    static func order(_ a: Fix, _ b: Fix) -> Bool {
+        if a.time != b.time { return a.time < b.time }
+        if a.latitude != b.latitude { return a.latitude < b.latitude }
+        return a.longitude < b.longitude
+    }
+}
+
+/// The layout of the adapter's records: a group per UTC day (`d:YYYY-MM-DD`) holding that day's
+/// point chunks (`p`), stated visits (`v`) and activities (`a`); and `days`, listing the days,
+/// whose settled state is the key and version each item went out with.
+enum HistoryRecords {
+    enum Kind: UInt8 { case points = 0x70, visit = 0x76, activity = 0x61 }   // p, v, a
+    static let daysGroup = "days"
+
+    static func group(day: String) -> String { "d:" + day }
+
+    static func record(day: String, kind: Kind, time: Double, value: [UInt8]) -> StateRecord {
+        let key = [kind.rawValue] + StateRecord.orderedKey(time) + Array(Digest.sha256Hex(value, length: 16).utf8)
+        return StateRecord(group: group(day: day), key: key, value: value)
+    }
+
+    /// One day's points (sorted, one per second: of copies within a second, the one with the
+    /// smallest error, then the smallest coordinates, survives, whatever file it came from),
+    /// stated visits and activities.
+    static func decode(_ records: [StateRecord]) -> (points: [Fix], visits: [StatedVisit], activities: [StatedActivity]) {
+        var points: [Fix] = [], visits: [StatedVisit] = [], activities: [StatedActivity] = []
+        for record in records {
+            switch record.key.first.flatMap(Kind.init) {
+            case .points: points += Fix.unpack(record.value)
+            case .visit:
+                let f = String(decoding: record.value, as: UTF8.self).split(separator: " ").compactMap { Double($0) }
+                if f.count == 4 { visits.append(StatedVisit(start: f[0], end: f[1], latitude: f[2], longitude: f[3])) }
+            case .activity:
+                let f = String(decoding: record.value, as: UTF8.self).split(separator: " ")
+                if f.count == 3, let start = Double(f[0]), let end = Double(f[1]), let mode = Trip.Mode(rawValue: String(f[2])) {
+                    activities.append(StatedActivity(start: start, end: end, mode: mode))
+                }
+            case nil: break
+            }
+        }
+        return (deduplicated(points), visits, activities)
+    }
+
+    static func deduplicated(_ points: [Fix]) -> [Fix] {
+        var out: [Fix] = []
+        out.reserveCapacity(points.count)
+        for fix in points.sorted(by: { a, b in
+            let sa = a.time.rounded(), sb = b.time.rounded()
+            if sa != sb { return sa < sb }
+            let ea = a.error ?? .infinity, eb = b.error ?? .infinity
+            return ea != eb ? ea < eb : HistoryBatch.order(a, b)
+        }) {
+            if let last = out.last, last.time.rounded() == fix.time.rounded() { continue }
+            out.append(fix)
+        }
+        return out
+    }
+}

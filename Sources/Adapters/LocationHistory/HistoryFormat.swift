@@ -1,0 +1,67 @@
+/// The export formats this adapter reads, each found from a file's first bytes, never its name.
+enum HistoryFormat: String, CaseIterable, Sendable {
+    case gpx, records = "takeout-records", semantic = "takeout-semantic", timeline = "timeline-json",
+         owntracks = "owntracks-rec", geojson
+
+    /// The format of a file beginning with `head`, or nil.
+    static func detect(_ head: ArraySlice<UInt8>) -> HistoryFormat? {
+        var body = head
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        guard let first = body.firstIndex(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else { return nil }
+        let bytes = Array(body[first...])
+        switch bytes[0] {
+        case UInt8(ascii: "<"):
+            return BlockReader.index(of: Array("<gpx".utf8), in: bytes, from: 0) != nil ? .gpx : nil
+        case UInt8(ascii: "{"):
+            // The first of the keys that tell the formats apart.
+            let marks: [(String, HistoryFormat)] = [("\"locations\"", .records), ("\"timelineObjects\"", .semantic),
+                                                    ("\"semanticSegments\"", .timeline), ("\"rawSignals\"", .timeline),
+                                                    ("\"FeatureCollection\"", .geojson), ("\"features\"", .geojson)]
+            return marks.compactMap { mark, format in BlockReader.index(of: Array(mark.utf8), in: bytes, from: 0).map { ($0, format) } }
+                .min { $0.0 < $1.0 }?.1
+        case UInt8(ascii: "0")...UInt8(ascii: "9"):
+            // An OwnTracks Recorder line: `2024-06-01T07:00:00Z<TAB>topic<TAB>{json}`.
+            let line = bytes.prefix { $0 != 0x0A }
+            return HistoryTime.parse(line.prefix { $0 != 0x09 }) != nil && line.contains(0x09) ? .owntracks : nil
+        default:
+            return nil
+        }
+    }
+
+    /// The parser of this format over `reader`.
+    func parser(_ reader: BlockReader) -> any HistoryParser {
+        switch self {
+        case .gpx: GPXTrack(reader)
+        case .records: TakeoutRecords(reader)
+        case .semantic: SemanticHistory(reader)
+        case .timeline: TimelineExport(reader)
+        case .owntracks: OwnTracksRecorder(reader)
+        case .geojson: GeoJSONPoints(reader)
+        }
+    }
+}
+
+/// One format's reader: it adds what it reads to a batch, a piece (an element, a line, a track
+/// point) at a time, so the caller can store a full batch before reading on.
+protocol HistoryParser {
+    /// Reads on until `batch` is full or the input ends; false once it has ended. A cut-off or
+    /// broken input throws, after everything before the break was added.
+    mutating func read(into batch: inout HistoryBatch) throws(HealthReadError) -> Bool
+}
+
+/// The parsers of JSON exports: elements of chosen top-level arrays, each parsed on its own.
+protocol JSONElementParser: HistoryParser {
+    var elements: JSONElementStream { get set }
+    /// Adds what one element holds; false when it is not what the format says.
+    func take(_ element: [UInt8], key: String, into batch: inout HistoryBatch) -> Bool
+}
+
+extension JSONElementParser {
+    mutating func read(into batch: inout HistoryBatch) throws(HealthReadError) -> Bool {
+        while !batch.isFull {
+            guard let (key, element, line) = try elements.next() else { return false }
+            if take(element, key: key, into: &batch) { batch.read += 1 } else { batch.reject(line: line) }
+        }
+        return true
+    }
+}

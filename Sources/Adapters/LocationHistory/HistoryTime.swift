@@ -1,0 +1,66 @@
+import IngestCore
+
+/// The time and coordinate notations history exports write, read from bytes: RFC 3339 times
+/// (`2024-06-01T07:00:00.123Z`, `…+02:00`), epoch seconds or milliseconds, E7 integers, and
+/// Timeline.json's `"47.3769°, 8.5417°"`.
+enum HistoryTime {
+    /// Seconds since the epoch of an RFC 3339 time, or nil.
+    static func parse(_ text: some Collection<UInt8>) -> Double? {
+        let b = Array(text)
+        guard b.count >= 19, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
+              b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " ") || b[10] == UInt8(ascii: "t"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":") else { return nil }
+        func digits(_ from: Int, _ count: Int) -> Int? {
+            var v = 0
+            for i in from..<(from + count) {
+                guard i < b.count, b[i] >= 48, b[i] <= 57 else { return nil }
+                v = v * 10 + Int(b[i] - 48)
+            }
+            return v
+        }
+        guard let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
+              let minute = digits(14, 2), let second = digits(17, 2), (1...12).contains(month), (1...31).contains(day),
+              hour < 24, minute < 60, second < 61 else { return nil }
+        var i = 19
+        var fraction = 0.0
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            var scale = 0.1
+            i += 1
+            while i < b.count, b[i] >= 48, b[i] <= 57 { fraction += Double(b[i] - 48) * scale; scale /= 10; i += 1 }
+        }
+        var offset = 0
+        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+            let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+            let colon = i + 3 < b.count && b[i + 3] == UInt8(ascii: ":")
+            guard let h = digits(i + 1, 2), let m = digits(i + (colon ? 4 : 3), 2) else { return nil }
+            offset = sign * (h * 3600 + m * 60)
+            i += colon ? 6 : 5
+        } else if i < b.count, b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
+            i += 1
+        } else {
+            return nil        // a time without a zone is no instant
+        }
+        guard i == b.count else { return nil }
+        let days = CivilCalendar.days(year: year, month: month, day: day)
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+
+    static func parse(_ text: String) -> Double? { parse(Array(text.utf8)) }
+
+    /// `"47.3769°, 8.5417°"` (also without the degree signs) as latitude and longitude.
+    static func latLng(_ text: String) -> (Double, Double)? {
+        let parts = text.utf8.split(separator: UInt8(ascii: ","))
+        func number(_ part: Substring.UTF8View.SubSequence) -> Double? {
+            // The digits, sign and point only: the degree sign and spaces around it go.
+            Double(String(decoding: part.filter { ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 }, as: UTF8.self))
+        }
+        guard parts.count == 2, let lat = number(parts[0]), let lon = number(parts[1]) else { return nil }
+        return (lat, lon)
+    }
+
+    /// `YYYY-MM-DD` of a UTC instant: the day group its points are kept in.
+    static func day(_ time: Double) -> String {
+        let d = CivilCalendar.date(days: Int((time / 86_400).rounded(.down)))
+        return CivilCalendar.dateText(year: d.year, month: d.month, day: d.day)
+    }
+}

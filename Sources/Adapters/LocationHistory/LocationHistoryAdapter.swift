@@ -1,0 +1,152 @@
+import FoundationEssentials
+import IngestCore
+
+/// `Type=location-history`: visits and trips from location-history exports — GPX tracks,
+/// Google Takeout (Records.json, Semantic Location History, in folders or zips), the on-device
+/// Timeline.json, OwnTracks Recorder `.rec` files, GeoJSON points.
+///
+/// Every point and stated visit read is kept in the state store, by UTC day, keyed by its
+/// content; an unchanged file is not opened again. When a scan stored anything new, visits and
+/// trips are derived again from the whole store through the shared filter and stay-point
+/// detector (``HistoryPlaces``), and an item goes out only when its version changed. Raw points
+/// never leave the machine: only visits and trips are sent.
+public struct LocationHistoryAdapter: DeviceAdapter {
+    public static let type = "location-history"
+    public static let recordScope = RecordScope.instance
+    public static let summary = "location-history exports (GPX, Google Takeout and Timeline.json, OwnTracks .rec, GeoJSON) as visits and trips"
+    enum Key {
+        static let path = ConfigKey("Path", repeated: .path, "an export file, zip, or a folder walked recursively for exports")
+        static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
+    }
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude] + PlaceKeys.detectorKeys
+    public static let sampleConfig = String(decoding: PackageResources.location_history_conf, as: UTF8.self)
+
+    let roots: [String]
+    let excludes: [String]
+    let places: HistoryPlaces
+
+    public init(config: AdapterConfig) throws(ConfigError) {
+        let section = config.section
+        roots = try section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one export file or folder" })
+        excludes = section[Key.exclude]
+        places = HistoryPlaces(settings: try PlaceTracker.Settings(section: section))
+    }
+
+    public var watchedPaths: [String] { roots }
+
+    static let prefix = "f:"
+
+    public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
+        let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: { !$0.hasPrefix(".") }, sink: sink)
+        var ledger = FileLedger(anchor: anchor, prefix: LocationHistoryAdapter.prefix, into: sink, itemsPerChunk: 1, entriesPerChunk: 1)
+        var seen = Set<String>()
+        for (n, file) in listing.files.enumerated() {
+            seen.insert(file.name)
+            await sink.progress(examined: n + 1, total: listing.files.count)
+            if let old = ledger.stored[file.name].flatMap(FileRecord.init), old.stamp == file.stamp { continue }   // not opened
+            try await read(file, into: &ledger, sink: sink)
+        }
+        // A deleted or moved export's points stay: exports overlap, and its copy may be elsewhere.
+        for path in ledger.stored.keys where !seen.contains(path) && listing.isKnownGone(path) { ledger.remove(path, keys: []) }
+        try await ledger.finish()
+        try await derive(into: sink)
+    }
+
+    // MARK: - Reading
+
+    private func read(_ file: FolderWalker.Entry, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws {
+        let path = file.name
+        do {
+            let stream = try FileByteStream(path: path)
+            var reader = BlockReader(stream)
+            let head = try reader.head(64 * 1024)
+            if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+                try await readZip(path, into: &ledger, sink: sink)
+            } else if let format = HistoryFormat.detect(head) {
+                try await parse(format.parser(reader), format: format, name: path, into: &ledger, sink: sink)
+            } else if roots.contains(path) {
+                await sink.warn("\(path): not a location-history export this adapter knows (GPX, Takeout or Timeline JSON, OwnTracks .rec, GeoJSON)")
+            }
+        } catch let error as HealthReadError {
+            await sink.warn("\(path): \(error)")
+        }
+        ledger.write(path, FileRecord(stamp: file.stamp, hash: "").encoded, keys: [])
+        try await ledger.commitIfFull()
+    }
+
+    /// The exports in a Takeout zip: every entry named like one (`.json`, `.gpx`, `.rec`,
+    /// `.geojson`; photos and mail are passed over unread), each known by its content.
+    private func readZip(_ path: String, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws {
+        let file = try FileByteStream(path: path)      // from the start again: the head was read through another
+        func wanted(_ name: String) -> Bool {
+            let lower = name.lowercased()
+            return [".json", ".gpx", ".rec", ".geojson"].contains { lower.hasSuffix($0) }
+        }
+        let zip = try ZipEntryStream(file, wanted: wanted)
+        repeat {
+            var reader = BlockReader(zip)
+            let name = path + ": " + zip.entryName
+            do {
+                if let format = HistoryFormat.detect(try reader.head(64 * 1024)) {
+                    try await parse(format.parser(reader), format: format, name: name, into: &ledger, sink: sink)
+                }
+            } catch let error as HealthReadError {
+                await sink.warn("\(name): \(error)")
+                return      // a damaged entry: the archive cannot be followed past it
+            }
+        } while try zip.next(wanted: wanted)
+    }
+
+    /// Reads one export to its end, storing each full batch as it comes; one warning line for
+    /// what could not be read, and what came before a cut counts.
+    private func parse(_ parser: any HistoryParser, format: HistoryFormat, name: String, into ledger: inout FileLedger<some ItemSink>,
+                       sink: some ItemSink) async throws {
+        var parser = parser
+        var batch = HistoryBatch()
+        var failure: HealthReadError?
+        var more = true
+        while more {
+            do throws(HealthReadError) { more = try parser.read(into: &batch) } catch { failure = error; more = false }
+            var changes = AnchorChanges()
+            changes.records = batch.takeRecords()
+            // Points alone can be read again from the export: the durable commit of the file's
+            // ledger entry comes after them and takes them along.
+            changes.durable = false
+            if !changes.records.isEmpty { try await ledger.commit([], anchor: changes) }
+        }
+        Log.info("\(name): \(batch.read) records read as \(format.rawValue)")
+        var problems: [String] = []
+        if let failure { problems.append("\(failure)") }
+        if batch.bad > 0 { problems.append("\(batch.bad) unreadable records skipped, the first at line \(batch.firstBad ?? 0)") }
+        if !problems.isEmpty {
+            await sink.warn("\(name): " + problems.joined(separator: "; ") + (batch.read > 0 ? "; kept the \(batch.read) read" : ""))
+        }
+    }
+
+    // MARK: - Deriving
+
+    /// When anything new was stored: every visit and trip again; those whose version changed
+    /// are queued, and a tombstone for a key no longer derived.
+    private func derive(into sink: some ItemSink) async throws {
+        let changed = Set(try sink.records.changedGroups())
+        guard !changed.isEmpty else { return }
+        let derived = try places.derive(sink.records, now: Date().timeIntervalSince1970)
+        if derived.rejected > 0 { await sink.warn("dropped \(derived.rejected) points (over MaxError, implausible time, or faster than MaxSpeed)") }
+        let index = try sink.records.group(HistoryRecords.daysGroup)
+        let sent = SentItems(index.settled)
+        var now = SentItems()
+        var queued: [Item] = []
+        for item in derived.visits.map(PlaceItems.item) + derived.trips.map(PlaceItems.item) {
+            now.versions[item.key] = item.version ?? ""
+            if sent.versions[item.key] != item.version { queued.append(item) }
+        }
+        for key in sent.versions.keys.sorted() where now.versions[key] == nil {
+            queued.append(.tombstone(endpoint: key.hasPrefix("trip:") ? .motion : .location, key: key))
+        }
+        var changes = AnchorChanges()
+        for (group, count) in derived.changes where changed.contains(group) { changes.settled[group] = SettledGroup(state: [], changes: count) }
+        changes.settled[HistoryRecords.daysGroup] = SettledGroup(state: now.encoded, changes: index.changes)
+        try await sink.commit(queued, anchor: changes)
+        Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(queued.count) items queued")
+    }
+}

@@ -1,0 +1,43 @@
+import IngestCore
+
+/// An OwnTracks Recorder `.rec` file: one line per message, `2024-06-01T07:00:00Z<TAB>topic
+/// <TAB>{"_type": "location", "tst": 1717225200, "lat": …, "lon": …, "acc": 10, "vel": 18, …}`.
+/// Only `location` messages are fixes; the time is `tst` (epoch seconds), `vel` is km/h.
+struct OwnTracksRecorder: HistoryParser {
+    private var reader: BlockReader
+
+    init(_ reader: BlockReader) { self.reader = reader }
+
+    mutating func read(into batch: inout HistoryBatch) throws(HealthReadError) -> Bool {
+        while !batch.isFull {
+            guard let end = try reader.find([0x0A]) else {
+                // The last line without its newline: a recorder writing it now, or a cut file.
+                let rest = Array(reader.bytes[reader.position...])
+                reader.position = reader.bytes.count
+                if !rest.isEmpty { take(rest, into: &batch) }
+                return false
+            }
+            let line = Array(reader.bytes[reader.position..<(reader.position + end)])
+            reader.position += end + 1
+            take(line, into: &batch)
+            reader.line += 1
+        }
+        return true
+    }
+
+    private func take(_ line: [UInt8], into batch: inout HistoryBatch) {
+        guard let brace = line.firstIndex(of: UInt8(ascii: "{")) else {
+            if line.contains(where: { $0 != 0x20 && $0 != 0x0D }) { batch.reject(line: reader.line) }
+            return
+        }
+        guard let message = JSONValue.parse(line[brace...]) else { batch.reject(line: reader.line); return }
+        guard message["_type"]?.stringValue == "location" else { return }       // a waypoint, a transition, a card
+        guard let tst = message["tst"]?.doubleValue, let lat = message["lat"]?.doubleValue, let lon = message["lon"]?.doubleValue else {
+            batch.reject(line: reader.line); return
+        }
+        batch.points.append(Fix(time: tst, latitude: lat, longitude: lon, altitude: message["alt"]?.doubleValue.map(Float.init),
+                                error: message["acc"]?.doubleValue.map(Float.init),
+                                speed: message["vel"]?.doubleValue.map { Float($0 / 3.6) }))
+        batch.read += 1
+    }
+}
