@@ -144,7 +144,7 @@ private struct GeoClueClient {
             let appeared = signal.arguments[2].text?.isEmpty == false
             if case .following = phase, !appeared { said.say("geoclue went away; following it again when it returns") }
             // Gone: ask again at once (that starts a D-Bus-activated geoclue). Back: ask now.
-            if !appeared || { if case .waiting = phase { true } else { false } }() { phase = .waiting(until: .now) }
+            if !appeared || isWaiting { phase = .waiting(until: .now) }
         case (.signal(let signal), .following(let path)) where signal.member == "LocationUpdated" && signal.path == path:
             guard signal.arguments.count == 2, let location = signal.arguments[1].text else { return }
             do throws(BusError) {
@@ -158,6 +158,8 @@ private struct GeoClueClient {
             break
         }
     }
+
+    private var isWaiting: Bool { if case .waiting = phase { true } else { false } }
 
     private mutating func failed(_ error: BusError) {
         said.say(GeoClueClient.explain(error))
