@@ -99,6 +99,7 @@ bench/calendar.sh
 bench/gpsd.sh
 bench/health-xml.sh
 bench/health-json.sh
+bench/location-history.sh
 echo
 bench/mpris.sh
 echo

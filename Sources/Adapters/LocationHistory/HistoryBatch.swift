@@ -52,7 +52,7 @@ struct HistoryBatch {
     /// listed in the `days` group, so a rebuild finds them in order.
     mutating func takeRecords() -> [StateRecord] {
         var byHour: [Int64: [Fix]] = [:]
-        for fix in points { byHour[Int64((fix.time / 3600).rounded(.down)), default: []].append(fix) }
+        for fix in points where HistoryBatch.plausible(fix.time) { byHour[Int64((fix.time / 3600).rounded(.down)), default: []].append(fix) }
         var records: [StateRecord] = []
         var days = Set<String>()
         for (hour, fixes) in byHour {
@@ -63,12 +63,12 @@ struct HistoryBatch {
             days.insert(day)
             records.append(HistoryRecords.record(day: day, kind: .points, time: Double(hour) * 3600, value: packed))
         }
-        for v in visits {
+        for v in visits where HistoryBatch.plausible(v.start) && HistoryBatch.plausible(v.end) {
             let day = HistoryTime.day(v.start)
             days.insert(day)
             records.append(HistoryRecords.record(day: day, kind: .visit, time: v.start, value: Array("\(v.start) \(v.end) \(v.latitude) \(v.longitude)".utf8)))
         }
-        for a in activities {
+        for a in activities where HistoryBatch.plausible(a.start) && HistoryBatch.plausible(a.end) {
             let day = HistoryTime.day(a.start)
             days.insert(day)
             records.append(HistoryRecords.record(day: day, kind: .activity, time: a.start, value: Array("\(a.start) \(a.end) \(a.mode.rawValue)".utf8)))
@@ -77,6 +77,9 @@ struct HistoryBatch {
         points = []; visits = []; activities = []
         return records
     }
+
+    /// A time that has a day (the filter judges it later): finite, and within years 1 to 5000.
+    static func plausible(_ time: Double) -> Bool { time.isFinite && abs(time) < 9.5e10 }
 
     /// Time first, then content: the same points pack the same bytes whatever their file order.
     static func order(_ a: Fix, _ b: Fix) -> Bool {

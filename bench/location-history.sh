@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The location-history adapter on a generated Google Takeout Records.json (2.5 M points, about
+# 500 MB, unless LH_POINTS says otherwise; fixtures/location-history/make-fixtures.py --records),
+# beside what a user would otherwise start with: Python's json.load of the same file.
+#   - a whole `run` with a fresh state folder: stream the file, store every point in the state
+#     store, derive every visit and trip through the shared detector, queue and deliver them to
+#     the embedded node; wall time and peak RSS (goal: well under a minute, at most 100 MB);
+#   - `python3 -c 'json.load(open(f))'`: parse only, no visits; wall time and peak RSS.
+# Writes bench/out/location-history.txt. Needs a release build and python3.
+. "$(dirname "$0")/common.sh"
+
+# measure NAME CMD...: wall seconds and peak RSS (MB) of one run, as "NAME seconds MB".
+measure() {
+    local name=$1; shift
+    /usr/bin/time -f "%e %M" -o "$W/time.txt" "$@" >/dev/null 2>"$W/err.txt" || { cat "$W/err.txt"; return 1; }
+    read -r seconds kb < "$W/time.txt"
+    echo "$name $seconds $((kb / 1024))"
+}
+
+main() {
+machine "python3 --version"
+python3 fixtures/location-history/make-fixtures.py --records "${LH_POINTS:-2500000}" "$W/Records.json"
+mkdir -p "$W/config/adapters.d"
+printf '[Adapter]\nType=location-history\nPath=%s\n' "$W/Records.json" > "$W/config/adapters.d/location-history.conf"
+echo "file: $(du -m "$W/Records.json" | cut -f1) MiB, ${LH_POINTS:-2500000} points"
+
+echo
+echo "== whole processes, 3 runs each (agent: a fresh state folder per run)"
+for i in 1 2 3; do
+    rm -rf "$W/state"
+    measure agent "$BIN" run --config-dir "$W/config" --state-dir "$W/state"
+    measure python python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$W/Records.json"
+done | tee "$W/runs.txt"
+"$BIN" run -v --config-dir "$W/config" --state-dir "$W/state.v" 2>&1 | grep -E 'records read|visits' || true
+python3 - "$W/runs.txt" "$W/Records.json" <<'PY'
+import os, statistics, sys
+runs = [l.split() for l in open(sys.argv[1])]
+mb = os.path.getsize(sys.argv[2]) / 1e6
+for who in ("agent", "python"):
+    t = [float(r[1]) for r in runs if r[0] == who]; m = max(int(r[2]) for r in runs if r[0] == who)
+    print(f"{who}: {statistics.mean(t):.2f} s mean of {len(t)} ({min(t):.2f}-{max(t):.2f}) = {mb / statistics.mean(t):.0f} MB/s, peak RSS {m} MB")
+PY
+}
+
+main 2>&1 | tee "$OUT/location-history.txt"
+a=$(awk '/^agent:/{print $2}' "$OUT/location-history.txt"); am=$(awk '/^agent:/{print $(NF-1)}' "$OUT/location-history.txt")
+p=$(awk '/^python:/{print $2}' "$OUT/location-history.txt"); pm=$(awk '/^python:/{print $(NF-1)}' "$OUT/location-history.txt")
+verdict=$(awk -v a="$a" -v m="$am" 'BEGIN { print (a < 60 && m <= 100) ? "ok" : "MISSED" }')
+bench_row "location-history: ${LH_POINTS:-2500000}-point Records.json, whole run" "$a s, $am MB" "json.load: $p s, $pm MB" "< 60 s, <= 100 MB" "$verdict"

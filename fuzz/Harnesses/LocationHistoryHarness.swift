@@ -1,0 +1,25 @@
+@testable import Adapters
+
+/// The location-history parsers: every format's reader over every input (not just the one the
+/// content names), whole and in 7-byte reads, so each sees the others' shapes cut anywhere;
+/// and a zip's entries one after another through `ZipEntryStream.next`.
+enum LocationHistoryHarness {
+    static func run(_ bytes: [UInt8]) {
+        for chunk in [Int.max, 7] {
+            var head = BlockReader(ChunkedByteStream(bytes, chunk: chunk))
+            _ = (try? head.head(64 * 1024)).flatMap(HistoryFormat.detect)
+            for format in HistoryFormat.allCases { drain(format.parser(BlockReader(ChunkedByteStream(bytes, chunk: chunk)))) }
+        }
+        guard let zip = try? ZipEntryStream(ChunkedByteStream(bytes, chunk: 5), wanted: { _ in true }) else { return }
+        repeat {
+            var reader = BlockReader(zip)
+            if let format = (try? reader.head(4096)).flatMap(HistoryFormat.detect) { drain(format.parser(reader)) }
+        } while (try? zip.next(wanted: { _ in true })) == true
+    }
+
+    static func drain(_ parser: any HistoryParser) {
+        var parser = parser, batch = HistoryBatch()
+        while (try? parser.read(into: &batch)) == true { _ = batch.takeRecords() }
+        _ = batch.takeRecords()
+    }
+}
