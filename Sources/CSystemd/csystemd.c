@@ -23,7 +23,7 @@ static void csdbus_load_once(void) {
     csdbus_api_t *a = csdbus_api_storage();
     void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
-    a->ok = CSDBUS_SYM(open_user, "sd_bus_open_user") & CSDBUS_SYM(flush_close_unref, "sd_bus_flush_close_unref")
+    a->ok = CSDBUS_SYM(open_user, "sd_bus_open_user") & CSDBUS_SYM(open_system, "sd_bus_open_system") & CSDBUS_SYM(flush_close_unref, "sd_bus_flush_close_unref")
         & CSDBUS_SYM(get_fd, "sd_bus_get_fd") & CSDBUS_SYM(get_events, "sd_bus_get_events")
         & CSDBUS_SYM(process, "sd_bus_process") & CSDBUS_SYM(add_match, "sd_bus_add_match")
         & CSDBUS_SYM(call, "sd_bus_call")

@@ -8,5 +8,6 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     ContactsAdapter.self,
     CalendarAdapter.self,
     MPRISAdapter.self,
+    FocusAdapter.self,
     HealthAdapter.self,
 ]

@@ -34,7 +34,7 @@ struct PlayerFilter: Sendable, Equatable {
     var deny: [String] = []
 
     func allows(busName: String, identity: String) -> Bool {
-        let short = SessionBus.shortName(busName)
+        let short = BusConnection.shortName(busName)
         let names = [short, String(short.prefix { $0 != "." }), identity].map { $0.lowercased() }
         func matches(_ pattern: String) -> Bool { names.contains { fnmatch(pattern.lowercased(), $0, 0) == 0 } }
         return (allow.isEmpty || allow.contains(where: matches)) && !deny.contains(where: matches)

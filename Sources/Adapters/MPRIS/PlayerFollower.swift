@@ -1,47 +1,8 @@
 import FoundationEssentials
 import IngestCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Lets other threads stop the bus thread: a flag plus a pipe the thread polls beside the bus.
-final class BusLoopControl: Sendable {
-    private let readFD: Int32
-    private let writeFD: Int32
-    private let stopping = Atomic<Bool>(false)
-
-    init() {
-        var fds: [Int32] = [-1, -1]
-        _ = pipe(&fds)
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
-        readFD = fds[0]; writeFD = fds[1]
-    }
-
-    deinit { close(readFD); close(writeFD) }
-
-    var isStopping: Bool { stopping.load(ordering: .acquiring) }
-
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        var byte: UInt8 = 1
-        _ = write(writeFD, &byte, 1)
-    }
-
-    /// Waits for the bus fd (when given) or a stop, at most `timeout` seconds (nil: no limit).
-    func wait(busFD: Int32?, events: Int16, timeout: Double?) {
-        var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
-        if let busFD { fds.append(pollfd(fd: busFD, events: events, revents: 0)) }
-        let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), Double(Int32.max))) } ?? -1
-        _ = poll(&fds, nfds_t(fds.count), milliseconds)               // EINTR is a spurious wakeup: the caller loops
-    }
-}
-
-/// What the bus thread hands to `follow` to commit.
-struct FollowCommit: Sendable {
-    var items: [Item]
-    var anchor: AnchorChanges
-}
 
 /// Follows every player on the session bus from one dedicated thread, blocked in `poll` on the
 /// bus socket between signals. It wakes for signals, for a `Position` read when a play could
@@ -50,11 +11,11 @@ final class PlayerFollower {
     private var book: PlayerBook
     private let control: BusLoopControl
     private let label: String
-    private let emit: (FollowCommit) -> Void
+    private let emit: @Sendable (FollowCommit) -> Void
     /// Unique name (`:1.42`) → the player's bus name: signals carry the former.
     private var owners: [String: String] = [:]
 
-    init(book: PlayerBook, control: BusLoopControl, label: String, emit: @escaping (FollowCommit) -> Void) {
+    init(book: PlayerBook, control: BusLoopControl, label: String, emit: @escaping @Sendable (FollowCommit) -> Void) {
         self.book = book; self.control = control; self.label = label; self.emit = emit
     }
 
@@ -64,7 +25,7 @@ final class PlayerFollower {
         var lost = false
         while !control.isStopping {
             do throws(BusError) {
-                let bus = try SessionBus()
+                let bus = try BusConnection()
                 try connect(bus)
                 if lost { Log.notice("\(label): the session bus is back; following \(book.timelines.count) players") }
                 lost = false; backoff.reset()
@@ -75,44 +36,44 @@ final class PlayerFollower {
             }
             flush()
             guard !control.isStopping else { break }
-            control.wait(busFD: nil, events: 0, timeout: backoff.next())      // the only wakeups while there is no bus
+            control.wait(timeout: backoff.next())      // the only wakeups while there is no bus
         }
         book.saveAll()
         flush()
     }
 
     private func flush() {
-        if let commit = book.take() { emit(FollowCommit(items: commit.items, anchor: commit.anchor)) }
+        if let commit = book.take() { emit(commit) }
     }
 
-    private func connect(_ bus: SessionBus) throws(BusError) {
-        for rule in SessionBus.mprisMatchRules { try bus.addMatch(rule) }
+    private func connect(_ bus: BusConnection) throws(BusError) {
+        for rule in BusConnection.mprisMatchRules { try bus.addMatch(rule) }
         owners = try book.survey(bus)
     }
 
-    private func serve(_ bus: SessionBus) throws(BusError) {
+    private func serve(_ bus: BusConnection) throws(BusError) {
         while !control.isStopping {
             while let signal = try bus.nextSignal() { try handle(signal, bus) }
             let now = PlayerBook.now
             let due = book.timelines.filter { ($0.value.nextCheck(rules: book.rules) ?? .infinity) <= now }.map(\.key)
             if !due.isEmpty {
                 for name in due {
-                    let position = try PlayerBook.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil
+                    let position = try BusConnection.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil
                     book.update(name) { $0.apply(.position(position), at: PlayerBook.now, rules: $1) }
                 }
                 continue                                              // the calls may have queued signals
             }
             flush()
             let next = book.timelines.values.compactMap { $0.nextCheck(rules: book.rules) }.min()
-            control.wait(busFD: bus.fileDescriptor, events: bus.pollEvents, timeout: next.map { $0 - now })
+            control.wait(on: [bus], timeout: next.map { $0 - now })
         }
     }
 
-    private func handle(_ signal: BusSignal, _ bus: SessionBus) throws(BusError) {
+    private func handle(_ signal: BusSignal, _ bus: BusConnection) throws(BusError) {
         let args = signal.arguments
         switch signal.member {
         case "NameOwnerChanged":
-            guard args.count == 3, let name = args[0].text, name.hasPrefix(SessionBus.playerPrefix),
+            guard args.count == 3, let name = args[0].text, name.hasPrefix(BusConnection.playerPrefix),
                   let old = args[1].text, let new = args[2].text else { return }
             if !old.isEmpty {
                 owners.removeValue(forKey: old)
@@ -125,8 +86,8 @@ final class PlayerFollower {
             let invalidated = Set((args.count > 2 ? args[2] : .array([])).stringList)
             var properties = changed
             for key in ["PlaybackStatus", "Metadata", "Rate"] where invalidated.contains(key) && changed[key] == nil {
-                properties[key] = try PlayerBook.unlessGone { () throws(BusError) in
-                    try bus.call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "Get", [SessionBus.playerInterface, key]).first
+                properties[key] = try BusConnection.unlessGone { () throws(BusError) in
+                    try bus.call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "Get", [BusConnection.playerInterface, key]).first
                 } ?? nil
             }
             try apply(events(from: properties), to: name, bus)
@@ -151,11 +112,11 @@ final class PlayerFollower {
     /// Applies events with the player's `Position` where it makes the books exact (a pause, a
     /// resume, a new track, a rate change): one read per signal. With a new track the position
     /// is the new track's, so only the track event gets it.
-    private func apply(_ events: [PlayerEvent], to name: String, _ bus: SessionBus) throws(BusError) {
+    private func apply(_ events: [PlayerEvent], to name: String, _ bus: BusConnection) throws(BusError) {
         guard !events.isEmpty else { return }
         let needsPosition = events.contains { if case .status(.stopped, _) = $0 { false } else { true } }
         let newTrack = events.contains { if case .track = $0 { true } else { false } }
-        let position = needsPosition ? try PlayerBook.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil : nil
+        let position = needsPosition ? try BusConnection.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil : nil
         let now = PlayerBook.now
         for event in events {
             let located: PlayerEvent = switch event {

@@ -35,7 +35,7 @@ static inline int csystemd_watchdog_enabled(uint64_t *usec) {
     return csystemd_load() ? csystemd_api_storage()->watchdog_enabled(0, usec) : -38;
 }
 
-// MARK: - sd-bus (the mpris adapter)
+// MARK: - sd-bus (the mpris and focus adapters)
 // A second table, loaded on the first bus call, so the cost stays with `watch`/`run` of an mpris
 // adapter. Only the non-variadic message API: Swift cannot call C variadic functions.
 #include <systemd/sd-bus.h>
@@ -43,6 +43,7 @@ static inline int csystemd_watchdog_enabled(uint64_t *usec) {
 typedef struct {
     int ok;
     int (*open_user)(sd_bus **);
+    int (*open_system)(sd_bus **);
     sd_bus *(*flush_close_unref)(sd_bus *);
     int (*get_fd)(sd_bus *);
     int (*get_events)(sd_bus *);

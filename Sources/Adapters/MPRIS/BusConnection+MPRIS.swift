@@ -1,11 +1,10 @@
 import FoundationEssentials
 
 /// The MPRIS calls the adapter makes, on top of the generic bus.
-extension SessionBus {
+extension BusConnection {
     static let playerPrefix = "org.mpris.MediaPlayer2."
     static let objectPath = "/org/mpris/MediaPlayer2"
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
-    static let daemon = "org.freedesktop.DBus"
 
     /// Match rules for everything `follow` reacts to: players coming and going (instance
     /// suffixes included), their property changes, and seeks.
@@ -17,20 +16,20 @@ extension SessionBus {
 
     /// Bus names of the players on the bus now, `org.mpris.MediaPlayer2.` included.
     func playerNames() throws(BusError) -> [String] {
-        guard case .array(let names)? = try call(SessionBus.daemon, "/org/freedesktop/DBus", SessionBus.daemon, "ListNames").first else { return [] }
-        return names.compactMap(\.text).filter { $0.hasPrefix(SessionBus.playerPrefix) }.sorted()
+        guard case .array(let names)? = try call(BusConnection.daemon, "/org/freedesktop/DBus", BusConnection.daemon, "ListNames").first else { return [] }
+        return names.compactMap(\.text).filter { $0.hasPrefix(BusConnection.playerPrefix) }.sorted()
     }
 
     /// The unique name (`:1.42`) that owns `name`; signals come from it.
     func owner(of name: String) throws(BusError) -> String? {
-        try call(SessionBus.daemon, "/org/freedesktop/DBus", SessionBus.daemon, "GetNameOwner", [name]).first?.text
+        try call(BusConnection.daemon, "/org/freedesktop/DBus", BusConnection.daemon, "GetNameOwner", [name]).first?.text
     }
 
     /// Identity, status, rate, metadata and position in two calls.
     func snapshot(of name: String) throws(BusError) -> PlayerSnapshot {
-        let properties = try call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "GetAll", [SessionBus.playerInterface]).first?.dict ?? [:]
-        let identity = (try? call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "Get", ["org.mpris.MediaPlayer2", "Identity"]))?.first?.text
-        return PlayerSnapshot(identity: identity.map { String($0.prefix(Track.maxTextLength)) } ?? SessionBus.shortName(name),
+        let properties = try call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "GetAll", [BusConnection.playerInterface]).first?.dict ?? [:]
+        let identity = (try? call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "Get", ["org.mpris.MediaPlayer2", "Identity"]))?.first?.text
+        return PlayerSnapshot(identity: identity.map { String($0.prefix(Track.maxTextLength)) } ?? BusConnection.shortName(name),
                               status: properties["PlaybackStatus"]?.text.flatMap(PlaybackStatus.init(rawValue:)) ?? .stopped,
                               rate: properties["Rate"]?.number ?? 1,
                               track: properties["Metadata"]?.dict.flatMap(Track.init(metadata:)),
@@ -39,7 +38,7 @@ extension SessionBus {
 
     /// `Position` in track seconds (it is never signalled, so it is read when play counting needs it).
     func position(of name: String) throws(BusError) -> Double? {
-        try call(name, SessionBus.objectPath, "org.freedesktop.DBus.Properties", "Get", [SessionBus.playerInterface, "Position"], timeout: 1)
+        try call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "Get", [BusConnection.playerInterface, "Position"], timeout: 1)
             .first?.number.map { $0 / 1_000_000 }
     }
 

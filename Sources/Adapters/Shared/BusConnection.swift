@@ -1,5 +1,6 @@
 import CSystemd
 import FoundationEssentials
+import IngestCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,26 +60,34 @@ struct BusSignal: Sendable {
     var arguments: [BusValue]
 }
 
-/// One connection to the user's session bus (`$DBUS_SESSION_BUS_ADDRESS`). It owns the `sd_bus *`
-/// from `init` to `deinit` and is used from one thread only, as sd-bus requires.
+/// One connection to the user's session bus (`$DBUS_SESSION_BUS_ADDRESS`) or the system bus
+/// (`$DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket). It owns the `sd_bus *` from `init` to
+/// `deinit` and is used from one thread only, as sd-bus requires. The mpris and focus adapters
+/// share it.
 ///
 /// No C type leaves this file: messages are read into `BusValue`s, failures become `BusError`s.
-final class SessionBus {
+final class BusConnection {
     /// What a message may make us hold: a player's strings and lists are capped while they are read.
     static let maxStringBytes = 8192
     static let maxElements = 512
     static let maxDepth = 8
 
+    enum Kind: String, Sendable { case session, system }
+
+    /// The bus daemon's own name (and interface).
+    static let daemon = "org.freedesktop.DBus"
+
     private let api: UnsafePointer<csdbus_api_t>
     private let bus: OpaquePointer
+    let kind: Kind
 
     /// Connects; the D-Bus `Hello` happens on the first call.
-    init() throws(BusError) {
+    init(_ kind: Kind = .session) throws(BusError) {
         guard let api = csdbus() else { throw .unavailable }
         var bus: OpaquePointer?
-        let rc = api.pointee.open_user(&bus)
-        guard rc >= 0, let bus else { throw BusError(function: "sd_bus_open_user", code: rc) }
-        self.api = api; self.bus = bus
+        let rc = kind == .session ? api.pointee.open_user(&bus) : api.pointee.open_system(&bus)
+        guard rc >= 0, let bus else { throw BusError(function: kind == .session ? "sd_bus_open_user" : "sd_bus_open_system", code: rc) }
+        self.api = api; self.bus = bus; self.kind = kind
     }
 
     deinit { _ = api.pointee.flush_close_unref(bus) }
@@ -135,9 +144,19 @@ final class SessionBus {
                                    arguments: try readAll(message))
             // sd-bus reports a lost connection as a local signal before its calls start failing.
             if signal.interface == "org.freedesktop.DBus.Local" && signal.member == "Disconnected" {
-                throw BusError(function: "sd_bus_process", code: -ECONNRESET, message: "the session bus went away")
+                throw BusError(function: "sd_bus_process", code: -ECONNRESET, message: "the \(kind.rawValue) bus went away")
             }
             return signal
+        }
+    }
+
+    /// A call to one peer: nil when the peer went away or answered with an error (its error is
+    /// not ours); a lost connection is thrown.
+    static func unlessGone<T>(_ call: () throws(BusError) -> T) throws(BusError) -> T? {
+        do { return try call() } catch {
+            if error.isDisconnect { throw error }
+            Log.debug("bus: \(error)")
+            return nil
         }
     }
 
@@ -168,7 +187,7 @@ final class SessionBus {
             var text: UnsafePointer<CChar>?
             try check(api.pointee.read_basic(m, type, &text), "sd_bus_message_read_basic")
             guard let text else { return .string("") }
-            let length = strnlen(text, SessionBus.maxStringBytes)
+            let length = strnlen(text, BusConnection.maxStringBytes)
             return .string(text.withMemoryRebound(to: UInt8.self, capacity: length) {
                 String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
             })
@@ -188,11 +207,11 @@ final class SessionBus {
         case UInt8(ascii: "v"), UInt8(ascii: "a"), UInt8(ascii: "r"), UInt8(ascii: "e"):
             try check(api.pointee.enter_container(m, type, contents), "sd_bus_message_enter_container")
             defer { _ = api.pointee.exit_container(m) }
-            guard depth < SessionBus.maxDepth else { _ = api.pointee.skip(m, nil); return .structure([]) }
+            guard depth < BusConnection.maxDepth else { _ = api.pointee.skip(m, nil); return .structure([]) }
             if code == UInt8(ascii: "v") { return try readValue(m, depth: depth + 1) ?? .structure([]) }
             var elements: [BusValue] = []
-            while elements.count < SessionBus.maxElements, let element = try readValue(m, depth: depth + 1) { elements.append(element) }
-            if elements.count == SessionBus.maxElements { try check(api.pointee.skip(m, nil), "sd_bus_message_skip") }
+            while elements.count < BusConnection.maxElements, let element = try readValue(m, depth: depth + 1) { elements.append(element) }
+            if elements.count == BusConnection.maxElements { try check(api.pointee.skip(m, nil), "sd_bus_message_skip") }
             guard code == UInt8(ascii: "a") else { return .structure(elements) }
             if contents.map({ $0.pointee == CChar(UInt8(ascii: "{")) }) == true {
                 var dict: [String: BusValue] = [:]
