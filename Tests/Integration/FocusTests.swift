@@ -36,6 +36,23 @@ struct FocusTests {
         #expect(world.stopWatch().status == 0)
     }
 
+    @Test func gnomeShowBannersOffIsDoNotDisturb_readFromDconfAtStartAndOnEachWrite() throws {
+        let world = try FocusWorld(gnome: true)
+        try world.gsettings("org.gnome.desktop.notifications", "show-banners", "false")
+        try world.startWatch()
+        let open = try world.waitForSpans("do-not-disturb", count: 1, lastOpen: true)
+        #expect(open.first?["via"] == "gnome")
+        try world.gsettings("org.gnome.desktop.notifications", "show-banners", "true")
+        try world.waitForSpans("do-not-disturb", count: 1, lastOpen: false)
+        try world.gsettings("org.gnome.desktop.notifications", "show-banners", "false")
+        try world.waitForSpans("do-not-disturb", count: 2, lastOpen: true)
+        // Another key in the same schema changes nothing.
+        try world.gsettings("org.gnome.desktop.notifications", "show-in-lock-screen", "false")
+        try world.gsettings("org.gnome.desktop.notifications", "show-banners", "true")
+        try world.waitForSpans("do-not-disturb", count: 2, lastOpen: false)
+        #expect(world.stopWatch().status == 0)
+    }
+
     @Test func aLockAlreadyOnAtStartOpensASpan_logindIdleIsASpanOfItsOwn() throws {
         let world = try FocusWorld()
         let logind = try FocusService(on: world, system: true, on: ["locked"])

@@ -60,17 +60,40 @@ final class FocusWorld {
     let agent: AgentSandbox
     private(set) var watcher: Child?
     private var watchesStarted = 0
+    /// With `gnome`: a dconf-service on the session bus writing a private dconf database.
+    private var dconf: Child?
+    private let gnome: Bool
 
-    init(minSpan: String = "1s") throws {
+    init(minSpan: String = "1s", gnome: Bool = false) throws {
         node = try TestNode()
         session = try PrivateBus()
         system = try PrivateBus()
         agent = try AgentSandbox()
+        self.gnome = gnome
         try agent.usePairedNode(node.url, token: node.token)
         try agent.write("adapters.d/focus.conf", "[Adapter]\nType=focus\nMinSpan=\(minSpan)\n")
+        if gnome {
+            try FileManager.default.createDirectory(atPath: agent.root + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            dconf = try Child("/usr/libexec/dconf-service", [], env: busEnv, captureOutput: false)
+            try #require(eventually(10) { session.connectedPIDs().contains(dconf!.pid) }, "dconf-service is not on the bus")
+        }
     }
 
-    var busEnv: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": session.address, "DBUS_SYSTEM_BUS_ADDRESS": system.address] }
+    /// The buses, and for a GNOME world the dconf folders and `XDG_CURRENT_DESKTOP`.
+    var busEnv: [String: String] {
+        var env = ["DBUS_SESSION_BUS_ADDRESS": session.address, "DBUS_SYSTEM_BUS_ADDRESS": system.address]
+        if gnome {
+            env.merge(["XDG_CONFIG_HOME": agent.root + "/xdg-config", "XDG_RUNTIME_DIR": agent.root + "/run",
+                       "XDG_CURRENT_DESKTOP": "GNOME", "GSETTINGS_BACKEND": "dconf"]) { _, n in n }
+        }
+        return env
+    }
+
+    /// `gsettings set` through dconf-service, as GNOME's quick settings do.
+    func gsettings(_ schema: String, _ key: String, _ value: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let r = try runProcess("/usr/bin/gsettings", ["set", schema, key, value], env: busEnv)
+        try #require(r.status == 0, "gsettings: \(r.stderr)", sourceLocation: sourceLocation)
+    }
     var env: [String: String] { agent.env.merging(busEnv) { _, n in n } }
 
     /// Starts `watch` and returns once it has reported READY=1 and is on both buses.
@@ -113,5 +136,8 @@ final class FocusWorld {
         return last
     }
 
-    deinit { watcher?.signal(SIGKILL); _ = watcher?.wait() }
+    deinit {
+        watcher?.signal(SIGKILL); _ = watcher?.wait()
+        dconf?.signal(SIGTERM); _ = dconf?.wait()
+    }
 }

@@ -25,6 +25,7 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "pairing-link": PairingLinkHarness.run,
     "node-reply": NodeReplyHarness.run,
     "gpsd-fixes": GPSDFixesHarness.run,
+    "dconf": DconfHarness.run,
 ]
 
 /// The harness HEARTHLOOM_FUZZ_TARGET names, looked up on the first input; an unknown name

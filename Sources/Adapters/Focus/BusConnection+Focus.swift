@@ -17,9 +17,11 @@ extension BusConnection {
         static let notifydProperty = "/do-not-disturb"
         static let logind = "org.freedesktop.login1"
         static let logindSession = "org.freedesktop.login1.Session"
+        static let dconf = "ca.desrt.dconf"
+        static let showBanners = "/org/gnome/desktop/notifications/show-banners"
 
         /// The services whose coming and going matter, by bus.
-        static let sessionServices = [notifications, screenSaver, xfconf]
+        static let sessionServices = [notifications, screenSaver, xfconf, dconf]
         static let systemServices = [logind]
     }
 
@@ -36,6 +38,7 @@ extension BusConnection {
                 "type='signal',interface='\(Focus.screenSaver)',member='ActiveChanged'",
                 "type='signal',interface='\(Focus.xfconf)',member='PropertyChanged',arg0='\(Focus.notifydChannel)'",
                 "type='signal',interface='\(Focus.xfconf)',member='PropertyRemoved',arg0='\(Focus.notifydChannel)'",
+                "type='signal',interface='ca.desrt.dconf.Writer',member='Notify'",
             ]
         case .system:
             rules.append("type='signal',interface='\(BusConnection.properties)',member='PropertiesChanged',arg0='\(Focus.logindSession)'")
@@ -66,6 +69,22 @@ extension BusConnection {
         return try BusConnection.unlessGone { () throws(BusError) in
             try call(Focus.xfconf, Focus.xfconfPath, Focus.xfconf, "GetProperty", [Focus.notifydChannel, Focus.notifydProperty]).first?.flag
         } ?? false
+    }
+
+    /// GNOME's `org.gnome.desktop.notifications show-banners` (false: do not disturb), from the
+    /// user's dconf database; nil outside a GNOME session (`$XDG_CURRENT_DESKTOP`), where an old
+    /// value left in dconf means nothing. A key never set is its schema default, true.
+    static func gnomeDoNotDisturb() -> Bool? {
+        let desktops = (ProcessInfo.processInfo.environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased().split(separator: ":")
+        guard desktops.contains("gnome") else { return nil }
+        return !(DconfDatabase.boolean(Focus.showBanners) ?? true)
+    }
+
+    /// Whether a dconf `Notify(prefix, paths, tag)` may have changed `show-banners`: a path names
+    /// the key itself or a folder above it (a reset of a whole folder).
+    static func touchesShowBanners(_ arguments: [BusValue]) -> Bool {
+        guard arguments.count >= 2, let prefix = arguments[0].text else { return false }
+        return arguments[1].stringList.contains { Focus.showBanners.hasPrefix(prefix + $0) }
     }
 
     /// logind's object for the user's session: the caller's, or (for a `systemd --user` service,

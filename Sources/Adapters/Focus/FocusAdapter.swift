@@ -3,14 +3,14 @@ import FoundationEssentials
 import IngestCore
 
 /// `Type=focus`: spans of do-not-disturb, screen lock and idleness, from the session bus
-/// (freedesktop Notifications `Inhibited`, the ScreenSaver, xfce4-notifyd through xfconfd) and
+/// (freedesktop Notifications `Inhibited`, GNOME's show-banners, the ScreenSaver, xfce4-notifyd) and
 /// logind on the system bus, sent as `focus` items (see ``FocusBook``).
 ///
 /// `follow` (inside `watch`) sees every change as it happens; `scan` (a timer `run`) looks once
 /// and can only tell what was on at its looks. Both keep the open spans in the anchor.
 public struct FocusAdapter: LiveAdapter {
     public static let type = "focus"
-    public static let summary = "do-not-disturb, screen-lock and idle spans from the session bus (KDE/freedesktop, ScreenSaver, XFCE) and logind"
+    public static let summary = "do-not-disturb, screen-lock and idle spans from the session bus (KDE/freedesktop, GNOME, ScreenSaver, XFCE) and logind"
     enum Key {
         static let minSpan = ConfigKey("MinSpan", .duration, default: "5s", "shorter spans are flicker and are not sent")
     }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import IngestCore
 
-/// Follows the session bus (notification servers, screen savers, xfconfd) and the system bus
+/// Follows the session bus (notification servers, screen savers, xfconfd, dconf) and the system bus
 /// (logind) from one dedicated thread, blocked in `poll` on both sockets between signals. It
 /// wakes for signals, when an open span has lasted `MinSpan=` (to send it), and to reconnect a
 /// bus that went away; idle, it does not wake at all.
@@ -117,6 +117,8 @@ final class FocusFollower {
             if let on = try bus.screenSaverActive() { book.set(.screensaver, on, at: now) }
         case BusConnection.Focus.xfconf:
             if let on = try bus.xfceDoNotDisturb() { book.set(.xfce, on, at: now) }
+        case BusConnection.Focus.dconf:
+            if let on = BusConnection.gnomeDoNotDisturb() { book.set(.gnome, on, at: now) }
         case BusConnection.Focus.logind:
             sessionPath = try bus.logindSessionPath()
             guard let path = sessionPath else { return }
@@ -148,6 +150,8 @@ final class FocusFollower {
         case (BusConnection.Focus.screenSaver, "ActiveChanged"):
             // Sent on both object paths: the second finds the state already set and changes nothing.
             if let on = args.first?.flag { book.set(.screensaver, on, at: now) }
+        case ("ca.desrt.dconf.Writer", "Notify"):
+            if BusConnection.touchesShowBanners(args) { try read(BusConnection.Focus.dconf, on: bus) }
         case (BusConnection.Focus.xfconf, "PropertyChanged"), (BusConnection.Focus.xfconf, "PropertyRemoved"):
             guard args.count >= 2, args[1].text == BusConnection.Focus.notifydProperty else { return }
             book.set(.xfce, signal.member == "PropertyChanged" ? args.count > 2 && args[2].flag == true : false, at: now)
