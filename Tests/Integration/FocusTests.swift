@@ -107,6 +107,24 @@ struct FocusTests {
         #expect(world.stopWatch().status == 0)
     }
 
+    @Test func theSessionBusComingBackIsReadAgain_aSpanStillOnIsNotDuplicated() throws {
+        let world = try FocusWorld()
+        var service = try FocusService(on: world, on: ["inhibited"])
+        try world.startWatch()
+        let open = try world.waitForSpans("do-not-disturb", count: 1, lastOpen: true)
+        world.session.stop()                                   // the service goes down with it
+        try world.session.start()
+        service = try FocusService(on: world, on: ["inhibited", "active"])
+        let watcher = try #require(world.watcher)
+        #expect(eventually(20) { world.session.connectedPIDs().contains(watcher.pid) }, "watch did not come back to the bus")
+        try world.waitForSpans("locked", count: 1, lastOpen: true, within: 20)    // read again at once
+        #expect(try world.spans("do-not-disturb").map { $0["key"] } == [open.first?["key"]], "no duplicate span")
+        try service.set("inhibited", false)
+        try world.waitForSpans("do-not-disturb", count: 1, lastOpen: false)
+        let result = world.stopWatch()
+        #expect(result.status == 0 && result.stderr.contains("the session bus is back"), "\(result.stderr)")
+    }
+
     @Test func anOpenSpanSurvivesARestartOfTheAgentAndOneThatEndedMeanwhileIsClosed() throws {
         let world = try FocusWorld()
         let service = try FocusService(on: world)
