@@ -4,7 +4,8 @@ import IngestCore
 /// Follows the session bus (notification servers, screen savers, xfconfd, dconf) and the system bus
 /// (logind) from one dedicated thread, blocked in `poll` on both sockets between signals. It
 /// wakes for signals, when an open span has lasted `MinSpan=` (to send it), and to reconnect a
-/// bus that went away; idle, it does not wake at all.
+/// bus that is not there (with backoff: up to 10 s for the session bus, 60 s for a system bus
+/// that a container may never have); idle with both buses up, it does not wake at all.
 final class FocusFollower {
     private var book: FocusBook
     private let control: BusLoopControl
@@ -15,10 +16,12 @@ final class FocusFollower {
     private struct Link {
         var bus: BusConnection?
         var retryAt = 0.0
-        var backoff = Backoff(base: 0.5, cap: 10)
+        var backoff: Backoff
         var lost = false
+        init(bus: BusConnection? = nil, cap: Double) { self.bus = bus; backoff = Backoff(base: 0.5, cap: cap) }
     }
-    private var links: [BusConnection.Kind: Link] = [.session: Link(), .system: Link()]
+    private static let retryCap: [BusConnection.Kind: Double] = [.session: 10, .system: 60]
+    private var links: [BusConnection.Kind: Link] = FocusFollower.retryCap.mapValues { Link(cap: $0) }
     /// The logind session followed, once found.
     private var sessionPath: String?
 
@@ -75,7 +78,7 @@ final class FocusFollower {
             for rule in bus.focusMatchRules { try bus.addMatch(rule) }
             try survey(bus)
             if links[kind]!.lost { Log.notice("\(label): the \(kind.rawValue) bus is back") }
-            links[kind] = Link(bus: bus)
+            links[kind] = Link(bus: bus, cap: FocusFollower.retryCap[kind]!)
         } catch {
             if quietly { Log.info("\(label): \(error)") } else { drop(kind, error) }
         }
