@@ -13,6 +13,7 @@ APT_BUILD = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libsystemd
 APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick libheif-examples libavif-bin webp gpsd gpsd-clients procps
 # mpris: a private session bus, a scriptable test player, mpv with its MPRIS plugin, a tagged file, a second reader, busctl (systemd) to read player properties.
 APT_TEST += dbus python3-dbus python3-gi mpv mpv-mpris ffmpeg playerctl systemd
+# focus: dconf-service written by gsettings (GNOME's show-banners), its schema and backend.
 APT_TEST += dconf-service dconf-gsettings-backend gsettings-desktop-schemas libglib2.0-bin
 APT_BENCH = time hyperfine libxml2-utils
 
