@@ -15,6 +15,8 @@ APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick lib
 APT_TEST += dbus python3-dbus python3-gi mpv mpv-mpris ffmpeg playerctl systemd
 # geoclue: the real daemon on a private system bus, in its own namespaces (unshare, mount: util-linux, mount).
 APT_TEST += geoclue-2.0 util-linux mount
+# focus: dconf-service written by gsettings (GNOME's show-banners), its schema and backend.
+APT_TEST += dconf-service dconf-gsettings-backend gsettings-desktop-schemas libglib2.0-bin
 APT_BENCH = time hyperfine libxml2-utils
 
 # The user's config when there is one, else the repo's demo config (fixtures/demo).

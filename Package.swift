@@ -30,13 +30,14 @@ let package = Package(
         .target(
             name: "Adapters",
             dependencies: ["IngestCore", "CGPS", "CICal", "CZlib"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md", "Focus/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),
                 .embedInCode("Contacts/contacts.conf"),
                 .embedInCode("Calendar/calendar.conf"),
                 .embedInCode("MPRIS/mpris.conf"),
+                .embedInCode("Focus/focus.conf"),
                 .embedInCode("Health/health.conf"),
                 .embedInCode("GeoClue/geoclue.conf"),
                 .embedInCode("LocationHistory/location-history.conf"),

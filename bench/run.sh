@@ -100,6 +100,7 @@ bench/gpsd.sh
 bench/health-xml.sh
 bench/health-json.sh
 bench/location-history.sh
+bench/health-connect.sh
 echo
 bench/mpris.sh
 echo

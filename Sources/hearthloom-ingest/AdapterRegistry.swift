@@ -9,6 +9,7 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     ContactsAdapter.self,
     CalendarAdapter.self,
     MPRISAdapter.self,
+    FocusAdapter.self,
     HealthAdapter.self,
     LocationHistoryAdapter.self,
 ]

@@ -26,6 +26,7 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "node-reply": NodeReplyHarness.run,
     "gpsd-fixes": GPSDFixesHarness.run,
     "location-history": LocationHistoryHarness.run,
+    "dconf": DconfHarness.run,
 ]
 
 /// The harness HEARTHLOOM_FUZZ_TARGET names, looked up on the first input; an unknown name

@@ -17,7 +17,6 @@ it appends a line to --acks, so the test knows the command took effect. Commands
 Needs python3-dbus and python3-gi (Debian packages).
 """
 import argparse
-import json
 import os
 import sys
 import time
@@ -26,6 +25,9 @@ import dbus
 import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testbus"))
+import fifo_control  # noqa: E402
 
 ROOT = "org.mpris.MediaPlayer2"
 PLAYER = "org.mpris.MediaPlayer2.Player"
@@ -237,26 +239,7 @@ def main():
     player = Player(bus, args.identity, args.acks)
     name = dbus.service.BusName(ROOT + "." + args.name, bus)
 
-    fd = os.open(args.control, os.O_RDWR | os.O_NONBLOCK)   # RDWR: no EOF when the test's writer closes
-    pending = b""
-
-    def readable(_fd, _cond):
-        nonlocal pending
-        try:
-            pending += os.read(fd, 65536)
-        except BlockingIOError:
-            return True
-        while b"\n" in pending:
-            line, pending = pending.split(b"\n", 1)
-            if line.strip():
-                player.command(json.loads(line))
-        return True
-
-    GLib.io_add_watch(fd, GLib.IO_IN, readable)
-    bus.add_signal_receiver(lambda: os._exit(0), signal_name="Disconnected", dbus_interface="org.freedesktop.DBus.Local")
-    with open(args.acks, "a") as f:
-        f.write("ready\n")
-    GLib.MainLoop().run()
+    fifo_control.serve(args.control, args.acks, bus, player.command)
     del name
 
 

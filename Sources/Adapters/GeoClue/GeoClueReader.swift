@@ -43,7 +43,7 @@ final class GeoClueReader: Sendable {
                 said.say("the system bus: \(error); following geoclue again when it returns")
             }
             guard !control.isStopping else { break }
-            control.wait(busFD: nil, events: 0, timeout: backoff.next())
+            control.wait(timeout: backoff.next())
         }
         continuation.finish()
     }
@@ -116,7 +116,7 @@ private struct GeoClueClient {
                 if fix + .seconds(1) <= .now { said.continuation.yield(.pause); lastFix = nil; continue }
                 deadline = min(deadline ?? fix + .seconds(1), fix + .seconds(1))
             }
-            control.wait(busFD: bus.fileDescriptor, events: bus.pollEvents, timeout: deadline.map(GeoClueClient.seconds(until:)))
+            control.wait(on: [bus], timeout: deadline.map(GeoClueClient.seconds(until:)))
         }
     }
 

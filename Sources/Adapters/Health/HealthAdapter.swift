@@ -13,7 +13,7 @@ import Synchronization
 public struct HealthAdapter: DeviceAdapter {
     public static let type = "health"
     public static let recordScope = RecordScope.type
-    public static let summary = "health exports: Apple Health export.xml/zip, Health Auto Export JSON/CSV, Fitbit/Takeout JSON, Gadgetbridge, CSV"
+    public static let summary = "health exports: Apple Health export.xml/zip, Android Health Connect zip, Health Auto Export JSON/CSV, Fitbit/Takeout JSON, Gadgetbridge, CSV"
     enum Key {
         static let path = ConfigKey("Path", repeated: .path, "an export file, or a folder walked recursively for exports")
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
@@ -34,9 +34,9 @@ public struct HealthAdapter: DeviceAdapter {
     ] + Key.columns.map(\.key)
     public static let sampleConfig = String(decoding: PackageResources.health_conf, as: UTF8.self)
 
-    /// Every format, in the order detection tries them.
+    /// Every format, in the order detection tries them (Health Connect's zip before Apple's, which takes any `.zip`).
     static let readers: [any HealthReader.Type] = [
-        AppleHealthExport.self, HealthAutoExportJSON.self, HealthAutoExportCSV.self, FitbitExportJSON.self,
+        HealthConnectExport.self, AppleHealthExport.self, HealthAutoExportJSON.self, HealthAutoExportCSV.self, FitbitExportJSON.self,
         GoogleFitTakeoutJSON.self, GadgetbridgeDatabase.self, ColumnCSV.self,
     ]
     static let columnFields = ["steps", "active_energy", "resting_heart_rate", "heart_rate", "heart_rate_min", "heart_rate_max",

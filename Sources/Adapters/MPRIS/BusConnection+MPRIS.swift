@@ -5,7 +5,6 @@ extension BusConnection {
     static let playerPrefix = "org.mpris.MediaPlayer2."
     static let objectPath = "/org/mpris/MediaPlayer2"
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
-    static let daemon = "org.freedesktop.DBus"
 
     /// Match rules for everything `follow` reacts to: players coming and going (instance
     /// suffixes included), their property changes, and seeks.

@@ -56,7 +56,7 @@ public struct MPRISAdapter: LiveAdapter {
                     let bus = try BusConnection(.session)
                     var book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
                     _ = try book.survey(bus)
-                    done.resume(returning: .surveyed(book.take().map { FollowCommit(items: $0.items, anchor: $0.anchor) }))
+                    done.resume(returning: .surveyed(book.take()))
                 } catch {
                     done.resume(returning: .noBus(error.description))
                 }
@@ -72,24 +72,10 @@ public struct MPRISAdapter: LiveAdapter {
     // MARK: - Watch
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
-        let control = BusLoopControl()
-        let (commits, output) = AsyncStream.makeStream(of: FollowCommit.self)
         let book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
         let label = label
-        // sd-bus is single-threaded and its calls block: it gets a thread of its own.
-        DispatchQueue(label: "hearthloom.mpris.\(label)").async {
-            PlayerFollower(book: book, control: control, label: label) { output.yield($0) }.run()
-            output.finish()
-        }
-        // Not a child task: once `follow` is cancelled it must still commit the last hand-over.
-        let committer = Task {
-            for await commit in commits { try await sink.commit(commit.items, anchor: commit.anchor) }
-        }
-        do {
-            try await withTaskCancellationHandler { try await committer.value } onCancel: { control.stop() }
-        } catch {
-            control.stop()
-            throw error
+        try await followOnBusThread(label: "mpris.\(label)", into: sink) { control, emit in
+            PlayerFollower(book: book, control: control, label: label, emit: emit).run()
         }
     }
 }

@@ -8,8 +8,7 @@ struct PlayerBook {
     let filter: PlayerFilter
     /// By full bus name.
     private(set) var timelines: [String: PlayerTimeline] = [:]
-    private(set) var pending = AnchorChanges()
-    private(set) var items: [Item] = []
+    private var pending = PendingCommit()
 
     static let entryPrefix = "player/"
 
@@ -20,7 +19,7 @@ struct PlayerBook {
             if key.hasPrefix(PlayerBook.entryPrefix), let timeline = try? JSONDecoder().decode(PlayerTimeline.self, from: data) {
                 timelines[BusConnection.playerPrefix + timeline.player] = timeline
             } else {
-                pending.removals.insert(key)
+                pending.drop(key)
             }
         }
     }
@@ -45,8 +44,8 @@ struct PlayerBook {
     /// Reconciles one player with what it shows now. Returns its unique owner name, or nil when
     /// it is filtered out or vanished during the calls.
     mutating func look(at name: String, on bus: BusConnection) throws(BusError) -> String? {
-        guard let snapshot = try PlayerBook.unlessGone({ () throws(BusError) in try bus.snapshot(of: name) }),
-              let owner = try PlayerBook.unlessGone({ () throws(BusError) in try bus.owner(of: name) }) else { return nil }
+        guard let snapshot = try BusConnection.unlessGone({ () throws(BusError) in try bus.snapshot(of: name) }),
+              let owner = try BusConnection.unlessGone({ () throws(BusError) in try bus.owner(of: name) }) else { return nil }
         guard filter.allows(busName: name, identity: snapshot.identity) else {
             Log.debug("mpris: \(name) (\(snapshot.identity)) is filtered out by Player=/IgnorePlayer=")
             forget(name)
@@ -62,42 +61,21 @@ struct PlayerBook {
         guard var timeline = timelines[name] else { return }
         let sends = change(&timeline, rules)
         timelines[name] = timeline
-        items += sends.map { PlayItem.make($0, player: timeline.player, identity: timeline.identity) }
+        pending.send(sends.map { PlayItem.make($0, player: timeline.player, identity: timeline.identity) })
         save(timeline)
     }
 
     /// Drops a player's timeline (it left the bus, or the filter excludes it).
     mutating func forget(_ name: String) {
         guard let timeline = timelines.removeValue(forKey: name) else { return }
-        let key = PlayerBook.entryPrefix + timeline.player
-        pending.updates.removeValue(forKey: key)
-        pending.removals.insert(key)
+        pending.drop(PlayerBook.entryPrefix + timeline.player)
     }
 
     /// Queues every timeline as it is now: what `follow` hands over when it stops.
     mutating func saveAll() { timelines.values.forEach { save($0) } }
 
-    private mutating func save(_ timeline: PlayerTimeline) {
-        guard let data = try? JSONEncoder().encode(timeline) else { return }
-        let key = PlayerBook.entryPrefix + timeline.player
-        pending.removals.remove(key)
-        pending.updates[key] = data
-    }
+    private mutating func save(_ timeline: PlayerTimeline) { pending.keep(PlayerBook.entryPrefix + timeline.player, timeline) }
 
     /// What to commit now, emptied.
-    mutating func take() -> (items: [Item], anchor: AnchorChanges)? {
-        guard !items.isEmpty || !pending.isEmpty else { return nil }
-        defer { items = []; pending = AnchorChanges() }
-        return (items, pending)
-    }
-
-    /// A call to one player: nil when the player went away or misbehaved (its error is not ours);
-    /// a lost connection is thrown.
-    static func unlessGone<T>(_ call: () throws(BusError) -> T) throws(BusError) -> T? {
-        do { return try call() } catch {
-            if error.isDisconnect { throw error }
-            Log.debug("mpris: \(error)")
-            return nil
-        }
-    }
+    mutating func take() -> FollowCommit? { pending.take() }
 }

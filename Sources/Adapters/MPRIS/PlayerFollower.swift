@@ -1,15 +1,8 @@
 import FoundationEssentials
 import IngestCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// What the bus thread hands to `follow` to commit.
-struct FollowCommit: Sendable {
-    var items: [Item]
-    var anchor: AnchorChanges
-}
 
 /// Follows every player on the session bus from one dedicated thread, blocked in `poll` on the
 /// bus socket between signals. It wakes for signals, for a `Position` read when a play could
@@ -18,11 +11,11 @@ final class PlayerFollower {
     private var book: PlayerBook
     private let control: BusLoopControl
     private let label: String
-    private let emit: (FollowCommit) -> Void
+    private let emit: @Sendable (FollowCommit) -> Void
     /// Unique name (`:1.42`) → the player's bus name: signals carry the former.
     private var owners: [String: String] = [:]
 
-    init(book: PlayerBook, control: BusLoopControl, label: String, emit: @escaping (FollowCommit) -> Void) {
+    init(book: PlayerBook, control: BusLoopControl, label: String, emit: @escaping @Sendable (FollowCommit) -> Void) {
         self.book = book; self.control = control; self.label = label; self.emit = emit
     }
 
@@ -43,14 +36,14 @@ final class PlayerFollower {
             }
             flush()
             guard !control.isStopping else { break }
-            control.wait(busFD: nil, events: 0, timeout: backoff.next())      // the only wakeups while there is no bus
+            control.wait(timeout: backoff.next())      // the only wakeups while there is no bus
         }
         book.saveAll()
         flush()
     }
 
     private func flush() {
-        if let commit = book.take() { emit(FollowCommit(items: commit.items, anchor: commit.anchor)) }
+        if let commit = book.take() { emit(commit) }
     }
 
     private func connect(_ bus: BusConnection) throws(BusError) {
@@ -65,14 +58,14 @@ final class PlayerFollower {
             let due = book.timelines.filter { ($0.value.nextCheck(rules: book.rules) ?? .infinity) <= now }.map(\.key)
             if !due.isEmpty {
                 for name in due {
-                    let position = try PlayerBook.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil
+                    let position = try BusConnection.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil
                     book.update(name) { $0.apply(.position(position), at: PlayerBook.now, rules: $1) }
                 }
                 continue                                              // the calls may have queued signals
             }
             flush()
             let next = book.timelines.values.compactMap { $0.nextCheck(rules: book.rules) }.min()
-            control.wait(busFD: bus.fileDescriptor, events: bus.pollEvents, timeout: next.map { $0 - now })
+            control.wait(on: [bus], timeout: next.map { $0 - now })
         }
     }
 
@@ -93,7 +86,7 @@ final class PlayerFollower {
             let invalidated = Set((args.count > 2 ? args[2] : .array([])).stringList)
             var properties = changed
             for key in ["PlaybackStatus", "Metadata", "Rate"] where invalidated.contains(key) && changed[key] == nil {
-                properties[key] = try PlayerBook.unlessGone { () throws(BusError) in
+                properties[key] = try BusConnection.unlessGone { () throws(BusError) in
                     try bus.call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "Get", [BusConnection.playerInterface, key]).first
                 } ?? nil
             }
@@ -123,7 +116,7 @@ final class PlayerFollower {
         guard !events.isEmpty else { return }
         let needsPosition = events.contains { if case .status(.stopped, _) = $0 { false } else { true } }
         let newTrack = events.contains { if case .track = $0 { true } else { false } }
-        let position = needsPosition ? try PlayerBook.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil : nil
+        let position = needsPosition ? try BusConnection.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil : nil
         let now = PlayerBook.now
         for event in events {
             let located: PlayerEvent = switch event {

@@ -1,4 +1,5 @@
 import CSystemd
+import IngestCore
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -74,11 +75,15 @@ enum BusArgument: Sendable {
 
 /// One connection to a D-Bus bus: the user's session bus (`$DBUS_SESSION_BUS_ADDRESS`) or the
 /// system bus (`$DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket). It owns the
-/// `sd_bus *` from `init` to `deinit` and is used from one thread only, as sd-bus requires.
+/// `sd_bus *` from `init` to `deinit` and is used from one thread only, as sd-bus requires. The
+/// mpris, focus and geoclue adapters share it.
 ///
 /// No C type leaves this file: messages are read into `BusValue`s, failures become `BusError`s.
 final class BusConnection {
-    enum Kind: String { case session, system }
+    enum Kind: String, Sendable { case session, system }
+
+    /// The bus daemon's own name (and interface).
+    static let daemon = "org.freedesktop.DBus"
 
     /// What a message may make us hold: a peer's strings and lists are capped while they are read.
     static let maxStringBytes = 8192
@@ -220,6 +225,16 @@ final class BusConnection {
             default:
                 continue
             }
+        }
+    }
+
+    /// A call to one peer: nil when the peer went away or answered with an error (its error is
+    /// not ours); a lost connection is thrown.
+    static func unlessGone<T>(_ call: () throws(BusError) -> T) throws(BusError) -> T? {
+        do { return try call() } catch {
+            if error.isDisconnect { throw error }
+            Log.debug("bus: \(error)")
+            return nil
         }
     }
 

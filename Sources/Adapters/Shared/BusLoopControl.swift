@@ -27,10 +27,10 @@ final class BusLoopControl: Sendable {
         _ = write(writeFD, &byte, 1)
     }
 
-    /// Waits for the bus fd (when given) or a stop, at most `timeout` seconds (nil: no limit).
-    func wait(busFD: Int32?, events: Int16, timeout: Double?) {
+    /// Waits for one of `buses` to have something, or a stop, at most `timeout` seconds (nil: no limit).
+    func wait(on buses: [BusConnection] = [], timeout: Double?) {
         var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
-        if let busFD { fds.append(pollfd(fd: busFD, events: events, revents: 0)) }
+        for bus in buses { fds.append(pollfd(fd: bus.fileDescriptor, events: bus.pollEvents, revents: 0)) }
         let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), Double(Int32.max))) } ?? -1
         _ = poll(&fds, nfds_t(fds.count), milliseconds)               // EINTR is a spurious wakeup: the caller loops
     }

@@ -35,7 +35,7 @@ static inline int csystemd_watchdog_enabled(uint64_t *usec) {
     return csystemd_load() ? csystemd_api_storage()->watchdog_enabled(0, usec) : -38;
 }
 
-// MARK: - sd-bus (the mpris and geoclue adapters)
+// MARK: - sd-bus (the mpris, focus and geoclue adapters)
 // A second table, loaded on the first bus call, so the cost stays with `watch`/`run` of an adapter
 // on the bus. Only the non-variadic message API: Swift cannot call C variadic functions.
 #include <systemd/sd-bus.h>

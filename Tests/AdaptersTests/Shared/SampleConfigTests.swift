@@ -11,6 +11,7 @@ struct SampleConfigTests {
     static let adapters: [(type: any DeviceAdapter.Type, folder: String)] = [
         (PhotosAdapter.self, "Photos"), (ContactsAdapter.self, "Contacts"), (CalendarAdapter.self, "Calendar"),
         (GPSDAdapter.self, "GPSD"), (GeoClueAdapter.self, "GeoClue"), (MPRISAdapter.self, "MPRIS"),
+        (FocusAdapter.self, "Focus"),
     ]
 
     @Test(arguments: adapters.map(\.folder))
