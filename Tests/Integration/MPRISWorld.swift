@@ -8,16 +8,29 @@ final class PrivateBus {
     let dir: String
     var address: String { "unix:path=\(dir)/bus" }
     private var daemon: Child?
+    private let arguments: [String]
 
-    init() throws {
+    /// - Parameter activation: false for a bus that starts no service on demand, so a test that
+    ///   stops a daemon (the keyring) sees it absent, not started again from /usr/share/dbus-1.
+    init(activation: Bool = true) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("bus-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        if activation {
+            arguments = ["--session"]
+        } else {
+            try """
+                <busconfig><type>session</type><listen>unix:path=\(dir)/bus</listen><auth>EXTERNAL</auth>
+                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+                </busconfig>
+                """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
+            arguments = ["--config-file=\(dir)/bus.conf"]
+        }
         try start()
     }
 
     func start() throws {
         try? FileManager.default.removeItem(atPath: dir + "/bus")
-        daemon = try Child("/usr/bin/dbus-daemon", ["--session", "--nofork", "--address=\(address)"], captureOutput: false)
+        daemon = try Child("/usr/bin/dbus-daemon", arguments + ["--nofork", "--address=\(address)"], captureOutput: false)
         guard eventually(5, { FileManager.default.fileExists(atPath: dir + "/bus") }) else { throw PrivateBusError.didNotStart }
     }
 

@@ -46,9 +46,10 @@ public struct Credentials: Sendable {
         }
     }
 
-    /// With the token from systemd, the capture key still comes from the store `pair` used.
+    /// With the token from systemd, the capture key still comes from the store `pair` used; a
+    /// keyring that cannot give it (locked) only means captures go with the device token.
     private static func fileCaptureKey(_ node: NodeConfig) throws(AgentError) -> Secret? {
-        if node.usesKeyring, let url = node.url { return try Keyring.lookup(node: url, .captureKey) }
+        if node.usesKeyring, let url = node.url { return try? Keyring.lookup(node: url, .captureKey) }
         guard FileSystem.exists(node.captureKeyFile) else { return nil }
         return try secret(node.captureKeyFile, checkMode: true, what: "capture key")
     }
