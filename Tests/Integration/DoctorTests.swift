@@ -99,6 +99,34 @@ struct DoctorTests {
         #expect(state.fix?.contains("mv \(agent.state)/state.db") == true)
     }
 
+    @Test func gpsdIsAskedAtItsHostAndPort() throws {
+        let port = 31_000 + Int(getpid() % 5000)
+        let agent = try AgentSandbox()
+        try agent.write("adapters.d/gps.conf", "[Adapter]\nType=gpsd\nHost=127.0.0.1\nPort=\(port)\n")
+        let subject = "adapter gps: gpsd at 127.0.0.1:\(port)"
+        let gps = try GPSFake(log: repoRoot + "/fixtures/gpsd/day.nmea", port: port)   // a real gpsd, listening
+        let up = try DoctorRun(agent)
+        #expect(up.status == 0)
+        #expect(up.check("adapter gps: libgps")?.status == "ok")
+        #expect(up.check(subject)?.finding.hasPrefix("answers (protocol 3.") == true, "\(up.checks)")
+        gps.kill()
+        let down = try DoctorRun(agent)
+        #expect(down.status == 1)
+        #expect(down.check(subject)?.status == "fail")
+        #expect(down.check(subject)?.fix?.contains("start gpsd") == true)
+    }
+
+    @Test func mprisAsksTheSessionBus() throws {
+        let agent = try AgentSandbox()
+        try agent.write("adapters.d/music.conf", "[Adapter]\nType=mpris\n")
+        let bus = try PrivateBus()
+        let there = try DoctorRun(agent, env: bus.env)
+        #expect(there.check("adapter music: session bus")?.finding == "answers; players now: none")
+        let gone = try DoctorRun(agent, env: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(agent.root)/no-bus"])
+        #expect(gone.status == 0)                                   // a warning: doctor may run outside the session
+        #expect(gone.check("adapter music: session bus")?.status == "warn")
+    }
+
     @Test func deadLettersAreAWarningWithTheirCount() throws {
         let agent = try AgentSandbox()
         try queue(agent, endpoint: .photos, source: "linux-photos", count: 1)
