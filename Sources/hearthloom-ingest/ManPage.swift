@@ -77,9 +77,9 @@ enum Roff {
                 continue
             }
             if fence != nil { fence?.append(line); continue }
-            if line.trimmingSpaces.isEmpty { flush(); if !out.isEmpty, !out.hasSuffix(".PP\n") { out += ".PP\n" }; continue }
+            if line.trimmed.isEmpty { flush(); if !out.isEmpty, !out.hasSuffix(".PP\n") { out += ".PP\n" }; continue }
             if line.hasPrefix("- ") { flush(); out += ".IP \\(bu 2\n"; paragraph.append(String(line.dropFirst(2))); continue }
-            paragraph.append(line.trimmingSpaces)
+            paragraph.append(line.trimmed)
         }
         flush()
         while out.hasSuffix(".PP\n") { out.removeLast(4) }
@@ -144,14 +144,5 @@ enum Roff {
     private static func hex4(_ v: UInt32) -> String {
         let digits = String(v, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return String(s)
     }
 }

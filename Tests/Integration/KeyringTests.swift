@@ -123,6 +123,28 @@ struct KeyringTests {
         #expect(try node.items("photos").count == 3)
     }
 
+    @Test func aKeyringThatNeverAnswersIsGivenUpOnAtTheDeadline() throws {
+        let bus = try PrivateBus(activation: false)
+        // Owns the Secret Service's name and never reads a message: every call to it hangs.
+        let mute = try Child("/usr/bin/python3", ["-c", "import dbus, time; b = dbus.bus.BusConnection('\(bus.address)'); "
+                                                + "b.request_name('org.freedesktop.secrets'); time.sleep(600)"], captureOutput: false)
+        defer { mute.signal(SIGKILL); _ = mute.wait() }
+        let owned = eventually(10) {
+            (try? runProcess("/usr/bin/gdbus", ["call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                                "--method", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets"], env: bus.env))?
+                .stdout.contains("true") == true
+        }
+        try #require(owned)
+        let node = try TestNode()
+        let agent = try AgentSandbox()
+        try agent.write("node.conf", "[Node]\nURL=\(node.url)\nTokenStore=keyring\n", mode: 0o600)
+        try queue(agent, endpoint: .photos, source: "linux-photos", count: 1)
+        let r = try agent.run(["drain"], env: bus.env)
+        #expect(r.status == 4)
+        #expect(r.stderr.contains("keyring locked or not answering: no reply within 5 s"), "\(r.stderr)")
+        #expect(try agent.outboxCount("photos") == 1)
+    }
+
     @Test func anAbsentKeyringExits4_andPairingThenKeepsNothing() throws {
         let keyring = try TestKeyring()
         let node = try TestNode()
