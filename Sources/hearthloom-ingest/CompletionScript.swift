@@ -138,7 +138,12 @@ struct CompletionScript {
               esac
             }
 
-            _hearthloom_ingest "$@"
+            # Autoloaded from fpath, the file is the completion function's body; sourced, it registers it.
+            if [[ $funcstack[1] == _hearthloom_ingest || $funcstack[1] == _hearthloom-ingest ]]; then
+              _hearthloom_ingest "$@"
+            else
+              compdef _hearthloom_ingest hearthloom-ingest
+            fi
 
             """
         return out

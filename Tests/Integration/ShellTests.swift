@@ -53,7 +53,7 @@ struct ShellTests {
         #expect(r.status == 0, "\(r.stderr)")
         let offered = r.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
         #expect(offered == ["music", "doctor"])
-        let z = try runProcess("/usr/bin/zsh", ["-f", "-c", "autoload -Uz compinit && compinit -u -d /dev/null && source '\(zsh)' && (( $+functions[_hearthloom_ingest] ))"])
+        let z = try runProcess("/usr/bin/zsh", ["-f", "-c", "autoload -Uz compinit && compinit -u -D && source '\(zsh)' && [[ ${_comps[hearthloom-ingest]} == _hearthloom_ingest ]]"])
         #expect(z.status == 0, "\(z.stdout) \(z.stderr)")
     }
 
