@@ -96,6 +96,8 @@ struct KeyringTests {
         let auth = try node.requests().filter { $0["path"]?.stringValue?.hasPrefix("/v1/ingest/") == true }
             .map { "\($0["path"]?.stringValue ?? ""):\($0["auth"]?.stringValue ?? "")" }
         #expect(Set(auth) == ["/v1/ingest/capture:capture", "/v1/ingest/photos:device"])
+        let status = try JSONValue.parse(Array(agent.run(["status", "--json"], env: keyring.env).stdout.utf8))
+        #expect(status?["capture_key"] == .bool(true))
         let doctor = try DoctorRun(agent, env: keyring.env)
         #expect(doctor.check("token")?.finding == "in the keyring, with a capture key")
         #expect(doctor.check("node")?.status == "ok")
