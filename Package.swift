@@ -13,7 +13,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Loaded on first use (dlopen), so not linked: libcurl (libcurl4-openssl-dev), libsystemd
-        // (libsystemd-dev), libcrypto (libssl-dev), libgps (libgps-dev) and libical (libical-dev).
+        // (libsystemd-dev), libcrypto (libssl-dev), libgps (libgps-dev), libical (libical-dev) and libsecret (libsecret-1-0; no headers needed).
         // Each is a C target, not a header-only module: its function table and the pthread_once
         // that fills it must have one definition, in its .c file.
         .target(name: "CCurl"),
@@ -21,9 +21,10 @@ let package = Package(
         .target(name: "CCrypto"),
         .target(name: "CGPS"),
         .target(name: "CICal"),
+        .target(name: "CSecret"),
         .target(
             name: "IngestCore",
-            dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto"]
+            dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto", "CSecret"]
         ),
         // One folder per adapter; each ships its sample config, embedded so `adapters` and the
         // example in adapters.d/ cannot disagree (a test checks the copy).

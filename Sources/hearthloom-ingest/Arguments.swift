@@ -1,5 +1,17 @@
 import IngestCore
 
+/// What a shell offers for an option's value or a positional argument.
+enum Completion: Equatable {
+    case none
+    case file
+    case directory
+    /// Adapter instance names: `adapters.d/*.conf` of the config dir in use.
+    case instance
+    /// The adapter types this build has.
+    case adapterType
+    case words([String])
+}
+
 /// One option a command takes.
 struct OptionSpec {
     var long: String
@@ -8,6 +20,7 @@ struct OptionSpec {
     var value: String? = nil
     var repeated = false
     var help: String
+    var completes: Completion = .none
 }
 
 /// What the command line said, after checking it against a command's options.
@@ -24,8 +37,10 @@ struct ParsedArguments {
 /// A small, strict parser: `--opt value`, `--opt=value`, `-x`, `--` ends options, `-` is a positional.
 enum ArgumentParser {
     static let globalOptions: [OptionSpec] = [
-        OptionSpec(long: "config-dir", value: "DIR", help: "configuration folder (default $HEARTHLOOM_CONFIG_DIR, else $XDG_CONFIG_HOME/hearthloom)"),
-        OptionSpec(long: "state-dir", value: "DIR", help: "state folder (default $HEARTHLOOM_STATE_DIR, else $XDG_STATE_HOME/hearthloom)"),
+        OptionSpec(long: "config-dir", value: "DIR", help: "configuration folder (default $HEARTHLOOM_CONFIG_DIR, else $XDG_CONFIG_HOME/hearthloom)",
+                   completes: .directory),
+        OptionSpec(long: "state-dir", value: "DIR", help: "state folder (default $HEARTHLOOM_STATE_DIR, else $XDG_STATE_HOME/hearthloom)",
+                   completes: .directory),
         OptionSpec(long: "verbose", short: "v", help: "log more (info; twice for debug)"),
         OptionSpec(long: "quiet", short: "q", help: "log only errors"),
         OptionSpec(long: "help", short: "h", help: "show this help"),

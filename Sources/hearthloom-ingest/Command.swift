@@ -7,10 +7,13 @@ struct Command {
     var summary: String
     var details: String = ""
     var options: [OptionSpec] = []
+    /// What its positional arguments are, for shell completion.
+    var positional: Completion = .none
     var run: @Sendable (ParsedArguments, Agent) async throws(AgentError) -> ExitCode
 }
 
 let commands: [Command] = [
     PairCommand.command, RunCommand.command, RunCommand.resync, CaptureCommand.command,
-    DrainCommand.command, WatchCommand.command, StatusCommand.command, AdaptersCommand.command,
+    DrainCommand.command, WatchCommand.command, StatusCommand.command, AdaptersCommand.command, DoctorCommand.command,
+    CompletionsCommand.command,
 ]

@@ -77,9 +77,7 @@ enum Output {
         return out
     }
 
-    static func counts(_ m: [Endpoint: Int], empty: String) -> String {
-        m.isEmpty ? empty : m.sorted(by: { $0.key < $1.key }).map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
-    }
+    static func counts(_ m: [Endpoint: Int], empty: String) -> String { m.summary(empty: empty) }
 
     static func shortDate(_ d: Date) -> String { String(d.rfc3339.prefix(19)).replacingT() + "Z" }
 

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import IngestCore
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ func mainUsage() -> String {
         commands:
 
         """
-    for c in commands { out += "  " + c.name.padding(10) + " " + c.summary + "\n" }
+    for c in commands { out += "  " + c.name.padding(11) + " " + c.summary + "\n" }
     out += "\nRun `hearthloom-ingest COMMAND --help` for a command's options.\n"
     return out
 }
@@ -24,6 +25,7 @@ func runMain() async -> Int32 {
         Terminal.writeStdout(mainUsage()); return args.isEmpty ? ExitCode.usage.rawValue : 0
     }
     if args == ["--version"] { Terminal.writeStdout("hearthloom-ingest \(AgentVersion.string)\n"); return 0 }
+    if args.count == 2, args[0] == "--man-page" { return printManPage(readme: args[1]) }
     // Global options may come before the command.
     var leading: [String] = []
     while let first = args.first, first.hasPrefix("-") {
@@ -50,6 +52,18 @@ func runMain() async -> Int32 {
         }
         return error.code.rawValue
     }
+}
+
+/// `--man-page README.md`: the build step `make install` (and the man page test) runs.
+func printManPage(readme path: String) -> Int32 {
+    guard let readme = try? FileSystem.readText(path) else {
+        Terminal.writeStderr("hearthloom-ingest: cannot read \(path)\n"); return ExitCode.usage.rawValue
+    }
+    let epoch = FileSystem.environment("SOURCE_DATE_EPOCH").flatMap(Double.init)
+    let page = ManPage(commands: commands, global: ArgumentParser.globalOptions, types: registeredAdapters, readme: readme,
+                       date: epoch.map { Date(timeIntervalSince1970: $0) } ?? Date())
+    Terminal.writeStdout(page.roff)
+    return 0
 }
 
 exit(await runMain())

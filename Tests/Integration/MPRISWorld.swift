@@ -10,11 +10,17 @@ final class PrivateBus {
     let system: Bool
     var address: String { "unix:path=\(dir)/bus" }
     private var daemon: Child?
+    private let arguments: [String]
 
-    init(system: Bool = false) throws {
+    /// - Parameters:
+    ///   - system: a system bus (any name may be owned, as geoclue must) instead of a session bus.
+    ///   - activation: false for a session bus that starts no service on demand, so a test that
+    ///     stops a daemon (the keyring) sees it absent, not started again from /usr/share/dbus-1.
+    init(system: Bool = false, activation: Bool = true) throws {
         self.system = system
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("bus-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let address = "unix:path=\(dir)/bus"
         if system {
             try """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -24,14 +30,23 @@ final class PrivateBus {
                 <allow receive_type="method_call"/><allow receive_type="method_return"/><allow receive_type="error"/><allow receive_type="signal"/>
               </policy></busconfig>
             """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
+            arguments = ["--config-file=\(dir)/bus.conf"]
+        } else if activation {
+            arguments = ["--session", "--address=\(address)"]
+        } else {
+            try """
+                <busconfig><type>session</type><listen>unix:path=\(dir)/bus</listen><auth>EXTERNAL</auth>
+                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+                </busconfig>
+                """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
+            arguments = ["--config-file=\(dir)/bus.conf", "--address=\(address)"]
         }
         try start()
     }
 
     func start() throws {
         try? FileManager.default.removeItem(atPath: dir + "/bus")
-        let args = system ? ["--config-file=\(dir)/bus.conf", "--nofork"] : ["--session", "--nofork", "--address=\(address)"]
-        daemon = try Child("/usr/bin/dbus-daemon", args, captureOutput: false)
+        daemon = try Child("/usr/bin/dbus-daemon", arguments + ["--nofork"], captureOutput: false)
         guard eventually(5, { FileManager.default.fileExists(atPath: dir + "/bus") }) else { throw PrivateBusError.didNotStart }
     }
 

@@ -35,6 +35,13 @@ public struct CalendarAdapter: DeviceAdapter {
 
     public var watchedPaths: [String] { files.roots }
 
+    /// `doctor`: every `Path=` exists and may be read, and libical loads.
+    public func doctorChecks() async -> [DoctorCheck] {
+        let library: DoctorCheck = ICalDocument.libraryLoads ? .ok("libical", "loads")
+            : .fail("libical", ICalError.libraryUnavailable.description, fix: "sudo apt install libical3")
+        return DoctorCheck.paths(watchedPaths) + [library]
+    }
+
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         try await scan(since: anchor, into: sink, now: Date())
     }

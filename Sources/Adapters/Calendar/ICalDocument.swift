@@ -30,9 +30,12 @@ struct ICalendarContents: Sendable {
 final class ICalDocument {
     private let root: OpaquePointer
 
+    /// Whether libical loads (and has every function used): `doctor` asks.
+    static var libraryLoads: Bool { cical_load() == 1 }
+
     /// Parses `bytes` with libical (loaded on first use).
     init(_ bytes: [UInt8]) throws(ICalError) {
-        guard cical_load() == 1 else { throw .libraryUnavailable }
+        guard ICalDocument.libraryLoads else { throw .libraryUnavailable }
         let parsed: OpaquePointer? = (bytes + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { cical_parse_string($0.baseAddress) }
         }

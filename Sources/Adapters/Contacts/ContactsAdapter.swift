@@ -27,6 +27,9 @@ public struct ContactsAdapter: DeviceAdapter {
 
     public var watchedPaths: [String] { files.roots }
 
+    /// `doctor`: every `Path=` exists and may be read.
+    public func doctorChecks() async -> [DoctorCheck] { DoctorCheck.paths(watchedPaths) }
+
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         try await files.scan(since: anchor, into: sink, parse: ContactsAdapter.parse)
     }

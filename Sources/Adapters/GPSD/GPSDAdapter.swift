@@ -1,3 +1,4 @@
+import CGPS
 import FoundationEssentials
 import IngestCore
 
@@ -32,6 +33,33 @@ public struct GPSDAdapter: LiveAdapter {
         port = try s.value(Key.port, where: { (1...65535).contains($0) }, else: { _ in "must be 1 to 65535" })
         silence = s[Key.noDataTimeout]
         settings = try PlaceTracker.Settings(section: s)
+    }
+
+    /// `doctor`: libgps loads and gpsd answers at Host:Port with its VERSION banner.
+    public func doctorChecks() async -> [DoctorCheck] {
+        let (host, port) = (host, port)
+        let address = "gpsd at \(host):\(port)"
+        return await offThePool { () -> [DoctorCheck] in
+            guard cgps_available() != 0 else {
+                return [.fail("libgps", "libgps.so.28 cannot be loaded", fix: "sudo apt install libgps28")]
+            }
+            let library = DoctorCheck.ok("libgps", "loads")
+            let connection: GPSDConnection
+            do throws(GPSDConnection.Failure) { connection = try GPSDConnection(host: host, port: port) } catch {
+                return [library, .fail(address, error.description, fix: "start gpsd (`sudo systemctl start gpsd`), or correct Host= and Port=")]
+            }
+            // VERSION is the first thing gpsd sends; a few reports are enough to see it.
+            var reports = 0
+            while reports < 8, connection.waitForData(timeout: 3) {
+                reports += 1
+                switch try? connection.read() {
+                case .version(let major, let minor)?: return [library, .ok(address, "answers (protocol \(major).\(minor))")]
+                case nil: return [library, .fail(address, "closed the connection", fix: "check gpsd's log (`journalctl -u gpsd`)")]
+                default: continue
+                }
+            }
+            return [library, .fail(address, "accepted the connection but sent no VERSION within 3 s", fix: "check that this port is gpsd's (`gpspipe -w`)")]
+        }
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {

@@ -68,6 +68,9 @@ public struct HealthAdapter: DeviceAdapter {
 
     public var watchedPaths: [String] { roots }
 
+    /// `doctor`: every `Path=` exists and may be read.
+    public func doctorChecks() async -> [DoctorCheck] { DoctorCheck.paths(watchedPaths) }
+
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: { !$0.hasPrefix(".") }, sink: sink)
         // Each file's record is a commit of its own, after its samples': it says they were read.

@@ -50,22 +50,34 @@ public struct MPRISAdapter: LiveAdapter {
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         let (rules, filter) = (rules, filter)
         // The calls block (each up to its timeout when a player hangs): off the cooperative pool.
-        let survey = await withCheckedContinuation { (done: CheckedContinuation<Survey, Never>) in
-            DispatchQueue.global().async {
-                do throws(BusError) {
-                    let bus = try BusConnection(.session)
-                    var book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
-                    _ = try book.survey(bus)
-                    done.resume(returning: .surveyed(book.take()))
-                } catch {
-                    done.resume(returning: .noBus(error.description))
-                }
+        let survey = await offThePool { () -> Survey in
+            do throws(BusError) {
+                let bus = try BusConnection(.session)
+                var book = PlayerBook(anchor: anchor, rules: rules, filter: filter)
+                _ = try book.survey(bus)
+                return .surveyed(book.take())
+            } catch {
+                return .noBus(error.description)
             }
         }
         switch survey {
         case .noBus(let reason): await sink.warn("no session bus to look at (\(reason)); nothing recorded")
         case .surveyed(let commit?): try await sink.commit(commit.items, anchor: commit.anchor)
         case .surveyed(nil): break
+        }
+    }
+
+    /// `doctor`: the session bus answers, and which players are on it now.
+    public func doctorChecks() async -> [DoctorCheck] {
+        let found = await offThePool { () -> Result<[String], BusError> in
+            do throws(BusError) { return .success(try BusConnection(.session).playerNames()) } catch { return .failure(error) }
+        }
+        switch found {
+        case .success(let players):
+            return [.ok("session bus", "answers; players now: " + (players.isEmpty ? "none" : players.map(BusConnection.shortName).joined(separator: ", ")))]
+        case .failure(let error):
+            return [.warn("session bus", "not reachable from here (\(error.description))",
+                          fix: "run doctor inside your desktop session; mpris follows players on its session bus (DBUS_SESSION_BUS_ADDRESS)")]
         }
     }
 

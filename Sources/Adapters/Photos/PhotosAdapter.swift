@@ -34,6 +34,9 @@ public struct PhotosAdapter: DeviceAdapter {
 
     public var watchedPaths: [String] { roots }
 
+    /// `doctor`: every `Path=` exists and may be read.
+    public func doctorChecks() async -> [DoctorCheck] { DoctorCheck.paths(watchedPaths) }
+
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         // Folder entries stay unparsed until a folder's digest says it changed.
         var ledger = FileLedger(anchor: anchor, prefix: FolderAnchor.prefix, into: sink, itemsPerChunk: PhotosAdapter.chunkSize, entriesPerChunk: 64)

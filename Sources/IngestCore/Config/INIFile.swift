@@ -71,7 +71,8 @@ public struct INIFile: Sendable {
 }
 
 extension String {
-    var trimmed: String {
+    /// Without leading and trailing spaces and tabs.
+    public var trimmed: String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }

@@ -11,15 +11,19 @@ public struct NodeConfig: Sendable {
         public static let captureKeyFile = ConfigKey("CaptureKeyFile", .path, whenUnset: "$CONFIG/capture-key", "file holding the capture-only key")
         public static let caFile = ConfigKey("CAFile", .path, "extra CA certificate(s) to verify the node's TLS certificate")
         public static let header = ConfigKey("Header", repeated: .string, "extra header sent to the node only, `Name: value`")
+        public static let tokenStore = ConfigKey("TokenStore", .choice(["file", "keyring"]), default: "file",
+                                                 "where `pair` keeps the token and capture key: files (0600), or the desktop keyring (Secret Service)")
         public static let maxWait = ConfigKey("MaxWait", .duration, default: "60s",
                                               "how long one run waits for a busy or failing node before it stops and keeps the items")
     }
-    public static let keys: [any ConfigKeyProtocol] = [Key.url, Key.tokenFile, Key.captureKeyFile, Key.caFile, Key.header, Key.maxWait]
+    public static let keys: [any ConfigKeyProtocol] = [Key.url, Key.tokenFile, Key.captureKeyFile, Key.tokenStore, Key.caFile, Key.header, Key.maxWait]
 
     public var file: String
     public var url: NodeURL?
     public var tokenFile: String
     public var captureKeyFile: String
+    /// True for `TokenStore=keyring`: the secrets live in the desktop keyring, not in files.
+    public var usesKeyring: Bool
     public var caFile: String?
     public var headers: [(name: String, value: Secret)]
     public var maxWait: Double
@@ -28,7 +32,7 @@ public struct NodeConfig: Sendable {
     public static func load(_ paths: Paths) throws(ConfigError) -> NodeConfig {
         let file = paths.nodeConf
         var config = NodeConfig(file: file, url: nil, tokenFile: paths.defaultTokenFile,
-                                captureKeyFile: paths.defaultCaptureKeyFile, caFile: nil, headers: [], maxWait: Key.maxWait.defaultValue)
+                                captureKeyFile: paths.defaultCaptureKeyFile, usesKeyring: false, caFile: nil, headers: [], maxWait: Key.maxWait.defaultValue)
         guard FileSystem.exists(file) else { return config }
         let ini = try INIFile.load(path: file)
         if let stray = ini.entries.first(where: { $0.section != "Node" }) {
@@ -40,6 +44,7 @@ public struct NodeConfig: Sendable {
         }
         config.tokenFile = section[Key.tokenFile] ?? config.tokenFile
         config.captureKeyFile = section[Key.captureKeyFile] ?? config.captureKeyFile
+        config.usesKeyring = section[Key.tokenStore] == "keyring"
         config.caFile = section[Key.caFile]
         if let ca = config.caFile, !FileSystem.exists(ca) { throw section.error(Key.caFile.name, "\(ca) does not exist") }
         config.maxWait = section[Key.maxWait]

@@ -36,9 +36,12 @@ public struct NodeURL: Sendable, Equatable, CustomStringConvertible {
         self.path = path
     }
 
-    public var description: String {
+    public var description: String { origin + path }
+
+    /// `scheme://host[:port]`, without the path: the keyring's `node` attribute.
+    public var origin: String {
         let h = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return "\(scheme)://\(h)\(port.map { ":\($0)" } ?? "")\(path)"
+        return "\(scheme)://\(h)\(port.map { ":\($0)" } ?? "")"
     }
 
     /// The absolute URL of an API path such as `/v1/health`.

@@ -10,6 +10,9 @@ public actor IngestGate {
     /// Set after the node refused the capture key: captures go with the device token from then on.
     private var captureKeyRefused = false
     private var notedEndpoints: Set<Endpoint> = []
+    /// The trace this run's (or this `watch` cycle's) requests belong to; logged once it is used.
+    private var trace = TraceID.random()
+    private var traceLogged = false
 
     static let retryNotBeforeKey = "retry_not_before"
 
@@ -21,6 +24,12 @@ public actor IngestGate {
     }
 
     public var nodeName: String { transport.name }
+
+    /// Starts a new trace: `watch` calls it at each cycle, so each cycle is one trace at the node.
+    public func startTrace() {
+        trace = TraceID.random()
+        traceLogged = false
+    }
 
     /// Sends what is queued until the outbox is empty, the node stops us, or the wait budget runs out.
     public func drain(_ policy: DrainPolicy) async -> DrainReport {
@@ -99,7 +108,8 @@ public actor IngestGate {
         var pending: [ArraySlice<OutboxEntry>] = [batch[...]]
         while let part = pending.popLast() {
             let credential: CredentialKind = lane.endpoint == .capture && transport.hasCaptureKey && !captureKeyRefused ? .captureKey : .deviceToken
-            let reply = await transport.post(endpoint: lane.endpoint, source: lane.source, items: Array(part), credential: credential)
+            if !traceLogged { traceLogged = true; Log.debug("trace \(trace): the requests to \(transport.name) carry it in traceparent") }
+            let reply = await transport.post(endpoint: lane.endpoint, source: lane.source, items: Array(part), credential: credential, trace: trace)
             let facts = DrainFacts(waited: session.waited, maxWait: session.policy.maxWait,
                                    connectFailures: session.connectFailures, backoff: session.backoff.draw())
             let action = GateAction.decide(reply, batchSize: part.count, endpoint: lane.endpoint, credential: credential, facts: facts)

@@ -17,10 +17,10 @@ final class TransportThread: Sendable {
         self.transport = Locked(transport)
     }
 
-    func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind) async -> NodeReply {
+    func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind, trace: TraceID) async -> NodeReply {
         await withCheckedContinuation { continuation in
             queue.async {
-                let reply = self.transport.withLock { $0.post(endpoint: endpoint, source: source, items: items, credential: credential) }
+                let reply = self.transport.withLock { $0.post(endpoint: endpoint, source: source, items: items, credential: credential, trace: trace) }
                 continuation.resume(returning: reply)
             }
         }

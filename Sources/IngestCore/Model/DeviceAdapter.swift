@@ -25,6 +25,11 @@ public protocol DeviceAdapter: Sendable {
 
     /// Whose records it keeps beside its anchor, if any (see ``StateRecord``). None by default.
     static var recordScope: RecordScope { get }
+
+    /// What `doctor` checks for this instance beyond its config: that its folders exist, that its
+    /// daemon answers, that its library loads. Each check is bounded (a few seconds at most) and
+    /// changes nothing. None by default.
+    func doctorChecks() async -> [DoctorCheck]
 }
 
 /// An adapter whose source is live (gpsd, a media player on D-Bus). `watch` runs `follow` for as
@@ -39,6 +44,7 @@ public protocol LiveAdapter: DeviceAdapter {
 extension DeviceAdapter {
     public var watchedPaths: [String] { [] }
     public static var recordScope: RecordScope { .none }
+    public func doctorChecks() async -> [DoctorCheck] { [] }
 
     /// The node's `source` for every item of this adapter type, whatever the instance.
     public static var source: String { "linux-\(type)" }

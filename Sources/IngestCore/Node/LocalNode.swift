@@ -29,7 +29,7 @@ public final class LocalNode: NodeTransport {
         self.db = db
     }
 
-    public func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind) -> NodeReply {
+    public func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind, trace: TraceID) -> NodeReply {
         guard (1...LocalNode.maxItems).contains(items.count),
               items.reduce(0, { $0 + $1.body.count + 1 }) + 512 <= LocalNode.maxBodyBytes else { return .tooLarge }
         if let bad = items.firstIndex(where: { $0.key.isEmpty || $0.key.count > 512 }) {

@@ -39,7 +39,7 @@ public final class NodeClient: NodeTransport {
         try curl.perform(url: url.url(path), headers: headers(token) + ["Content-Type: application/json"], body: body.encoded)
     }
 
-    public func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind) -> NodeReply {
+    public func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind, trace: TraceID) -> NodeReply {
         if prefixes[source] == nil { prefixes[source] = device.envelopePrefix(source: source) }
         var body = prefixes[source]!
         for (i, item) in items.enumerated() {
@@ -51,7 +51,7 @@ public final class NodeClient: NodeTransport {
         let response: HTTPResponse
         do {
             response = try curl.perform(url: url.url("/v1/ingest/\(endpoint.rawValue)"),
-                                        headers: headers(secret) + ["Content-Type: application/json"], body: body)
+                                        headers: headers(secret) + ["Content-Type: application/json", trace.newSpanHeader()], body: body)
         } catch {
             if error.isTLSVerification { return .untrusted(message: error.message) }
             if error.isConnectFailure { return .unreachable(message: error.message) }

@@ -24,7 +24,8 @@ public protocol NodeTransport: AnyObject {
     var name: String { get }
     /// Whether captures can be sent with a separate capture key.
     var hasCaptureKey: Bool { get }
-    func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind) -> NodeReply
+    /// Sends one batch; an HTTP node puts a new span of `trace` in its `traceparent` header.
+    func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind, trace: TraceID) -> NodeReply
 }
 
 /// `actor` and `device` of every request body.

@@ -30,7 +30,8 @@ public enum Pairing {
     }
 
     /// Verifies `/v1/health` and `/v1/whoami`, mints a capture key where the node allows, and
-    /// only then writes `node.conf`, the token (0600) and the capture key (0600).
+    /// only then writes `node.conf`, the token and the capture key (files, 0600, or the keyring
+    /// with `TokenStore=keyring`).
     /// A refused pairing keeps nothing.
     public static func pair(urlText: String, token: Secret, paths: Paths) throws(AgentError) -> Result {
         let url: NodeURL
@@ -44,27 +45,7 @@ public enum Pairing {
                                     device: DeviceIdentity.current(store: nil), timeout: 20)
         } catch { throw AgentError(.node, error.message) }
 
-        let health: HTTPResponse
-        do { health = try client.get("/v1/health", authenticated: false) } catch {
-            throw AgentError(.node, "\(url): the node does not answer: \(error.message)")
-        }
-        let healthJSON = JSONValue.parse(health.body)
-        guard health.status == 200, healthJSON?["status"]?.stringValue == "ok" else {
-            throw AgentError(.node, "\(url)/v1/health answered HTTP \(health.status); is this a Hearthloom node?")
-        }
-
-        let whoami: HTTPResponse
-        do { whoami = try client.get("/v1/whoami") } catch { throw AgentError(.node, "\(url): \(error.message)") }
-        guard whoami.status == 200 else {
-            throw AgentError(.node, whoami.status == 401
-                ? "\(url) refused the token (401); copy a fresh pairing link from the node's dashboard"
-                : "\(url)/v1/whoami answered HTTP \(whoami.status)")
-        }
-        let key = JSONValue.parse(whoami.body)?["key"]
-        let scopes = key?["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        guard scopes.contains("ingest") else {
-            throw AgentError(.node, "\(url): this token lacks the ingest scope (it has \(scopes.joined(separator: ", "))); make one that may ingest")
-        }
+        let verified = try verify(client, url: url)
 
         var captureKey: Secret?
         let name = "\(DeviceIdentity.hostName()) capture"
@@ -79,18 +60,58 @@ public enum Pairing {
         }
 
         try keep(url: url, token: token, captureKey: captureKey, existing: existing, paths: paths)
-        return Result(url: url, keyName: key?["name"]?.stringValue, scopes: scopes, captureKeyMinted: captureKey != nil,
-                      nodeVersion: healthJSON?["version"]?.stringValue)
+        return Result(url: url, keyName: verified.keyName, scopes: verified.scopes, captureKeyMinted: captureKey != nil,
+                      nodeVersion: verified.nodeVersion)
+    }
+
+    /// What `GET /v1/health` and `GET /v1/whoami` said of a node and a token.
+    public struct Verified: Sendable {
+        public var keyName: String?
+        public var scopes: [String]
+        public var nodeVersion: String?
+    }
+
+    /// Checks that `url` is a Hearthloom node that answers and that `client`'s token may ingest.
+    /// - Throws: `AgentError` with exit code 4 naming what failed and how to fix it.
+    public static func verify(_ client: NodeClient, url: NodeURL) throws(AgentError) -> Verified {
+        let health: HTTPResponse
+        do { health = try client.get("/v1/health", authenticated: false) } catch {
+            throw AgentError(.node, "\(url): the node does not answer: \(error.message)")
+        }
+        let healthJSON = JSONValue.parse(health.body)
+        guard health.status == 200, healthJSON?["status"]?.stringValue == "ok" else {
+            throw AgentError(.node, "\(url)/v1/health answered HTTP \(health.status); is this a Hearthloom node?")
+        }
+        let whoami: HTTPResponse
+        do { whoami = try client.get("/v1/whoami") } catch { throw AgentError(.node, "\(url): \(error.message)") }
+        guard whoami.status == 200 else {
+            throw AgentError(.node, whoami.status == 401
+                ? "\(url) refused the token (401); copy a fresh pairing link from the node's dashboard"
+                : "\(url)/v1/whoami answered HTTP \(whoami.status)")
+        }
+        let key = JSONValue.parse(whoami.body)?["key"]
+        let scopes = key?["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard scopes.contains("ingest") else {
+            throw AgentError(.node, "\(url): this token lacks the ingest scope (it has \(scopes.joined(separator: ", "))); make one that may ingest")
+        }
+        return Verified(keyName: key?["name"]?.stringValue, scopes: scopes, nodeVersion: healthJSON?["version"]?.stringValue)
     }
 
     private static func keep(url: NodeURL, token: Secret, captureKey: Secret?, existing: NodeConfig, paths: Paths) throws(AgentError) {
+        if existing.usesKeyring {
+            // The keyring first: a locked one (exit 4) leaves node.conf as it was.
+            try Keyring.store(token, node: url, .token)
+            if let captureKey { try Keyring.store(captureKey, node: url, .captureKey) } else { try Keyring.clear(node: url, .captureKey) }
+        }
         do {
             try FileSystem.ensureDirectory(paths.configDir)
-            try token.withValue { t in try FileSystem.writeAtomically(existing.tokenFile, Array((t + "\n").utf8), mode: 0o600) }
-            if let captureKey {
-                try captureKey.withValue { k in try FileSystem.writeAtomically(existing.captureKeyFile, Array((k + "\n").utf8), mode: 0o600) }
-            } else {
-                FileSystem.remove(existing.captureKeyFile)   // a key from an earlier pairing belongs to that pairing
+            if !existing.usesKeyring {
+                try token.withValue { t in try FileSystem.writeAtomically(existing.tokenFile, Array((t + "\n").utf8), mode: 0o600) }
+                if let captureKey {
+                    try captureKey.withValue { k in try FileSystem.writeAtomically(existing.captureKeyFile, Array((k + "\n").utf8), mode: 0o600) }
+                } else {
+                    FileSystem.remove(existing.captureKeyFile)   // a key from an earlier pairing belongs to that pairing
+                }
             }
             try FileSystem.writeAtomically(paths.nodeConf, Array(nodeConf(url: url, existing: existing.file).utf8), mode: 0o600)
         } catch { throw AgentError(.config, error.message) }

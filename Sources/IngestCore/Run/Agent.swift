@@ -25,8 +25,7 @@ public struct Agent: Sendable {
         guard let url = node.url else {
             do { return try LocalNode(path: paths.localNodeDatabase) } catch { throw .store(error) }
         }
-        let credentials: Credentials
-        do { credentials = try Credentials.load(node) } catch { throw .config(error) }
+        let credentials = try Credentials.load(node)
         do {
             return try NodeClient(url: url, token: credentials.token, captureKey: credentials.captureKey, caFile: node.caFile,
                                   headers: node.headers, device: DeviceIdentity.current(store: store))

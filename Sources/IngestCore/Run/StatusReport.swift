@@ -51,6 +51,14 @@ public struct StatusReport: Sendable {
 }
 
 extension Agent {
+    /// Whether captures go with their own key: its file, or (`TokenStore=keyring`) a keyring item;
+    /// a locked keyring counts as none.
+    private func hasCaptureKey(_ node: NodeConfig) -> Bool {
+        guard let url = node.url else { return false }
+        guard node.usesKeyring else { return FileSystem.exists(node.captureKeyFile) }
+        return ((try? Keyring.lookup(node: url, .captureKey)) ?? nil) != nil
+    }
+
     /// Gathers the status without changing anything (the state store is opened read-only).
     public func status() throws(AgentError) -> StatusReport {
         let node = try nodeConfig()
@@ -58,7 +66,7 @@ extension Agent {
         do { store = try StateStore(readOnlyAt: paths) } catch { throw .store(error) }
         var report = StatusReport(node: node.url?.description ?? "embedded local node (\(paths.localNodeDatabase))",
                                   paired: node.url != nil,
-                                  captureKey: node.url != nil && FileSystem.exists(node.captureKeyFile),
+                                  captureKey: hasCaptureKey(node),
                                   device: DeviceIdentity.current(store: nil).actor)
         var configs: [AdapterConfig] = []
         var configErrors: [String: String] = [:]

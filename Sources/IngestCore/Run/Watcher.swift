@@ -68,6 +68,7 @@ public final class Watcher: Sendable {
         var nextPing = pingEvery.map { clock.now + .seconds($0) }
         var failures = false
         while !stopRequested {
+            await gate.startTrace()
             if clock.now >= nextScan, !periodic.isEmpty {
                 changes.withLock { $0 = ([], nil) }
                 let results = await agent.scan(periodic, into: .queue(store))

@@ -51,6 +51,18 @@ extension StateStore {
 
     // MARK: - Status
 
+    /// What `PRAGMA quick_check` finds wrong with the file; empty when it is sound.
+    public func quickCheck() throws(StoreError) -> [String] {
+        try read { (c) throws(SQLiteError) -> [String] in
+            var problems: [String] = []
+            try c.query("PRAGMA quick_check(10)") { r in
+                if let line = r.text(0), line != "ok" { problems.append(line) }
+                return true
+            }
+            return problems
+        }
+    }
+
     public func outboxDepth() throws(StoreError) -> [Endpoint: Int] {
         try countByEndpoint("SELECT l.endpoint, count(*) FROM outbox o JOIN lanes l ON l.id = o.lane GROUP BY l.endpoint")
     }

@@ -8,12 +8,12 @@ enum PairCommand {
         details: """
             Checks GET /v1/health and GET /v1/whoami before anything is kept, then stores the URL in
             node.conf, the token in $CONFIG/token (0600) and, where the node allows, a capture-only key
-            in $CONFIG/capture-key (0600). Pairing with a different node makes the next run send everything.
+            in $CONFIG/capture-key (0600); with TokenStore=keyring in node.conf, both go to the desktop keyring. Pairing with a different node makes the next run send everything.
             Exit codes: 2 malformed link, 3 URL not allowed or token file readable by others, 4 node unreachable or token refused.
             """,
         options: [
             OptionSpec(long: "url", value: "URL", help: "the node's base URL (with --token-file)"),
-            OptionSpec(long: "token-file", value: "FILE", help: "a file holding the token (mode 0600)"),
+            OptionSpec(long: "token-file", value: "FILE", help: "a file holding the token (mode 0600)", completes: .file),
         ],
         run: { args, agent throws(AgentError) in
             let urlText: String

@@ -9,7 +9,8 @@ enum RunCommand {
         details: "With --dry-run nothing changes: each item that would be queued is printed as one JSON line,\n"
             + "{\"adapter\": NAME, \"endpoint\": E, \"source\": S, \"item\": {…}}. This is what the systemd timer runs.",
         options: [
-            OptionSpec(long: "adapter", value: "NAME", repeated: true, help: "scan only this adapter instance (adapters.d/NAME.conf)"),
+            OptionSpec(long: "adapter", value: "NAME", repeated: true, help: "scan only this adapter instance (adapters.d/NAME.conf)",
+                       completes: .instance),
             OptionSpec(long: "dry-run", help: "print what would be sent; change nothing"),
             OptionSpec(long: "json", help: "print the summary as JSON"),
         ],
@@ -24,6 +25,7 @@ enum RunCommand {
         summary: "Forget NAME's anchor, scan everything again, drain.",
         details: "The node answers re-sent items as duplicates, so nothing doubles.",
         options: [OptionSpec(long: "json", help: "print the summary as JSON")],
+        positional: .instance,
         run: { args, agent throws(AgentError) in
             guard args.positionals.count == 1 else { throw AgentError(.usage, "name one adapter instance to resync") }
             return try await pass(agent, names: args.positionals, dryRun: false, json: args.flag("json"), resync: true)
