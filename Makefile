@@ -14,6 +14,11 @@ APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick lib
 # mpris: a private session bus, a scriptable test player, mpv with its MPRIS plugin, a tagged file, a second reader, busctl (systemd) to read player properties.
 APT_TEST += dbus python3-dbus python3-gi mpv mpv-mpris ffmpeg playerctl systemd
 APT_BENCH = time hyperfine libxml2-utils
+# scans: libtesseract's C API and poppler-glib (both loaded on first use), English and German
+# traineddata, and what tools/make-scan-fixtures.sh makes documents with; ocrmypdf to compare.
+APT_BUILD += libtesseract-dev libleptonica-dev libpoppler-glib-dev
+APT_TEST += tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu img2pdf fonts-dejavu-core
+APT_BENCH += ocrmypdf
 
 # The user's config when there is one, else the repo's demo config (fixtures/demo).
 USER_CONFIG := $(or $(HEARTHLOOM_CONFIG_DIR),$(XDG_CONFIG_HOME),$(HOME)/.config)$(if $(HEARTHLOOM_CONFIG_DIR),,/hearthloom)

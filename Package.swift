@@ -13,7 +13,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Loaded on first use (dlopen), so not linked: libcurl (libcurl4-openssl-dev), libsystemd
-        // (libsystemd-dev), libcrypto (libssl-dev), libgps (libgps-dev) and libical (libical-dev).
+        // (libsystemd-dev), libcrypto (libssl-dev), libgps (libgps-dev), libical (libical-dev),
+        // libtesseract with leptonica (libtesseract-dev) and poppler-glib (libpoppler-glib-dev).
         // Each is a C target, not a header-only module: its function table and the pthread_once
         // that fills it must have one definition, in its .c file.
         .target(name: "CCurl"),
@@ -21,6 +22,8 @@ let package = Package(
         .target(name: "CCrypto"),
         .target(name: "CGPS"),
         .target(name: "CICal"),
+        .target(name: "CTesseract"),
+        .target(name: "CPoppler"),
         .target(
             name: "IngestCore",
             dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto"]
@@ -29,8 +32,8 @@ let package = Package(
         // example in adapters.d/ cannot disagree (a test checks the copy).
         .target(
             name: "Adapters",
-            dependencies: ["IngestCore", "CGPS", "CICal", "CZlib"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md"],
+            dependencies: ["IngestCore", "CGPS", "CICal", "CZlib", "CTesseract", "CPoppler"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "Scans/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),
@@ -38,6 +41,7 @@ let package = Package(
                 .embedInCode("Calendar/calendar.conf"),
                 .embedInCode("MPRIS/mpris.conf"),
                 .embedInCode("Health/health.conf"),
+                .embedInCode("Scans/scans.conf"),
             ]
         ),
         .executableTarget(

@@ -9,4 +9,5 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     CalendarAdapter.self,
     MPRISAdapter.self,
     HealthAdapter.self,
+    ScansAdapter.self,
 ]

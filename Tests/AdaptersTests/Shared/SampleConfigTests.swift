@@ -10,7 +10,7 @@ struct SampleConfigTests {
         .deletingLastPathComponent().deletingLastPathComponent().path
     static let adapters: [(type: any DeviceAdapter.Type, folder: String)] = [
         (PhotosAdapter.self, "Photos"), (ContactsAdapter.self, "Contacts"), (CalendarAdapter.self, "Calendar"),
-        (GPSDAdapter.self, "GPSD"), (MPRISAdapter.self, "MPRIS"),
+        (GPSDAdapter.self, "GPSD"), (MPRISAdapter.self, "MPRIS"), (ScansAdapter.self, "Scans"),
     ]
 
     @Test(arguments: adapters.map(\.folder))
