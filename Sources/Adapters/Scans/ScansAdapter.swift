@@ -34,7 +34,7 @@ public struct ScansAdapter: DeviceAdapter {
         languages = try config.section.value(Key.languages, where: { TesseractLanguages.problem(with: $0) == nil },
                                              else: { TesseractLanguages.problem(with: $0) ?? "" })
         var files = TrackedFiles(roots: roots, excludes: config.section[Key.exclude], accepts: ScansAdapter.isScan)
-        files.maxFileBytes = 512 << 20            // a long scanned PDF; only ever one per core in memory
+        files.maxFileBytes = 256 << 20            // a long scanned PDF; one per core is in memory at a time
         files.readBatch = 2 * ProcessInfo.processInfo.activeProcessorCount   // progress every few files
         files.adoptsCopies = true
         self.files = files
