@@ -99,6 +99,7 @@ bench/calendar.sh
 bench/gpsd.sh
 bench/health-xml.sh
 bench/health-json.sh
+bench/scans.sh
 echo
 bench/mpris.sh
 echo
