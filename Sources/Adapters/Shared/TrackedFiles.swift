@@ -50,8 +50,9 @@ struct TrackedFiles: Sendable {
             if let record = FileRecord(data) { previous[path] = record } else { ledger.remove(path, keys: []) }   // an older layout
         }
 
-        // By content hash; a record without items (a file that failed) is no source to copy.
-        let copies = adoptsCopies ? Dictionary(previous.values.filter { !$0.items.isEmpty }.map { ($0.hash, $0) }) { first, _ in first } : [:]
+        // By content hash; a record without items (a file that failed) is no source to copy. Files
+        // read in this scan join it, so a copy met in a later batch is not parsed again either.
+        var copies = adoptsCopies ? Dictionary(previous.values.filter { !$0.items.isEmpty }.map { ($0.hash, $0) }) { first, _ in first } : [:]
         let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: accepts, sink: sink)
         var seen = Set<String>()
         var toRead: [Pending] = []
@@ -69,6 +70,7 @@ struct TrackedFiles: Sendable {
             let slice = Array(toRead[start..<min(start + batch, toRead.count)])
             for (pending, result) in zip(slice, await read(slice, copies: copies, parse: parse)) {
                 guard let record = await record(of: pending.file, result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
+                if adoptsCopies, !record.items.isEmpty, copies[record.hash] == nil { copies[record.hash] = record }
                 ledger.write(pending.file.name, record.encoded, keys: Array(record.items.keys))
                 try await ledger.commitIfFull()
             }

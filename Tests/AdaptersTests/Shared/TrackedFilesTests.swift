@@ -91,6 +91,13 @@ struct TrackedFilesTests {
         try FileManager.default.removeItem(atPath: root + "/book/copy.txt")
         let gone = try await scan(tracker, parser, after: oneLeft)
         #expect(summary(gone.items) == ["-alice"])
+
+        // Copies new to the same scan: only the first batch's is parsed.
+        tracker.readBatch = 1
+        for name in ["x1", "x2", "x3"] { try write("book/\(name).txt", "xavier 1\n") }
+        let fresh = try await scan(tracker, parser, after: gone)
+        #expect(summary(fresh.items) == ["xavier@1"])
+        #expect(parser.calls.load(ordering: .relaxed) == 2)
     }
 
     @Test func aDeletedFileSendsTombstonesExceptForKeysAnotherFileStillHas() async throws {
