@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes the scans adapter's test documents in OUT (default: a new temp folder, printed):
-# receipts, a letter, a rotated and noisy photo of a page, a 2-page TIFF (.tif and .tiff), German
-# text for Languages=deu+eng, an image-only PDF (img2pdf), a PDF with a text layer (text-pdf.py),
-# a 20-page image-only PDF, a corrupt PNG and a .txt that must be ignored. Each document's text is
+# receipts, a letter, a rotated and noisy photo of a page, a phone photo stored sideways (EXIF
+# Orientation), a 2-page TIFF (.tif and .tiff), German text for Languages=deu+eng, an image-only
+# PDF (img2pdf), a PDF with a text layer (text-pdf.py), a 20-page image-only PDF, a corrupt PNG
+# and a .txt that must be ignored. Each document's text is
 # also written to text/<name>.txt. Images are small (a few hundred pixels high) so OCR stays quick.
 #
 # usage: tools/make-scan-fixtures.sh [OUT]      needs: imagemagick img2pdf exiftool fonts-dejavu-core
@@ -81,6 +82,15 @@ render docs/letter.png text/letter.txt
 render pages/notes.png text/photo-of-page.txt
 convert pages/notes.png -background white -rotate 4 -fill '#d8d8d8' -colorize 12 \
     -attenuate 0.6 +noise Gaussian -blur 0x0.6 -quality 85 docs/photo-of-page.jpg
+# A phone photo stored sideways, with EXIF Orientation 6 ("rotate 90 CW to view"), as phones write.
+cat > text/phone-sideways.txt <<'T'
+Parking ticket
+Valid until 18:45
+Zone B level 2
+T
+render pages/phone-upright.png text/phone-sideways.txt
+convert pages/phone-upright.png -rotate -90 -quality 90 docs/phone-sideways.jpg
+exiftool -q -overwrite_original -n -Orientation=6 docs/phone-sideways.jpg
 render pages/policy-1.png text/two-page-1.txt
 render pages/policy-2.png text/two-page-2.txt
 convert pages/policy-1.png pages/policy-2.png -compress lzw docs/two-page.tiff

@@ -43,13 +43,14 @@ static void ctess_load_once(void) {
     a->read_header_mem_tiff = (int (*)(const unsigned char *, size_t, int, int *, int *, int *, int *, int *, int *, int *))
         dlsym(l, "readHeaderMemTiff");
     a->pix_destroy = (void (*)(struct Pix **))dlsym(l, "pixDestroy");
-    a->pix_width = (int (*)(const struct Pix *))dlsym(l, "pixGetWidth");
-    a->pix_height = (int (*)(const struct Pix *))dlsym(l, "pixGetHeight");
+    a->pix_rotate_orth = (struct Pix *(*)(struct Pix *, int))dlsym(l, "pixRotateOrth");
+    a->pix_flip_lr = (struct Pix *(*)(struct Pix *, struct Pix *))dlsym(l, "pixFlipLR");
+    a->pix_flip_tb = (struct Pix *(*)(struct Pix *, struct Pix *))dlsym(l, "pixFlipTB");
     a->set_stderr_handler = (void (*)(void (*)(const char *)))dlsym(l, "leptSetStderrHandler");
     a->ok = a->create && a->destroy && a->init && a->set_variable && a->set_image_pix && a->set_image && a->set_resolution
         && a->recognize && a->utf8_text && a->word_confidences && a->clear && a->delete_text && a->delete_ints && a->version
-        && a->pix_read_mem && a->pix_read_mem_tiff && a->read_header_mem_tiff && a->pix_destroy && a->pix_width
-        && a->pix_height && a->set_stderr_handler;
+        && a->pix_read_mem && a->pix_read_mem_tiff && a->read_header_mem_tiff && a->pix_destroy
+        && a->pix_rotate_orth && a->pix_flip_lr && a->pix_flip_tb && a->set_stderr_handler;
     // A corrupt file is reported once, by the adapter; leptonica's own lines would repeat it.
     if (a->ok) a->set_stderr_handler(ctess_quiet);
 }

@@ -61,7 +61,7 @@ struct ScansTests {
         return (c?["accepted"]?.intValue ?? 0, c?["receipts"]?.intValue ?? 0, c?["live"]?.intValue ?? 0)
     }
 
-    static let documents = ["receipt-bakery.png", "receipt-hardware.jpg", "letter.png", "photo-of-page.jpg", "two-page.tiff",
+    static let documents = ["receipt-bakery.png", "receipt-hardware.jpg", "letter.png", "photo-of-page.jpg", "phone-sideways.jpg", "two-page.tiff",
                             "two-page-reversed.tif", "image-only.pdf", "text-layer.pdf", "archive-20.pdf"]
 
     @Test func everyDocumentIsOneItemWithTheWordsTesseractReads_andNothingElseLeaves() throws {
@@ -98,6 +98,8 @@ struct ScansTests {
             #expect(share >= 0.9, "\(name): \(Int(share * 100)) % of tesseract's words in \(text(name))")
         }
         #expect(wordShare(of: try tesseractReading(scanFixtures + "/pages/bill.png"), in: text("image-only.pdf")) >= 0.9)
+        // Stored sideways: the CLI (leptonica ignores a JPEG's EXIF Orientation) is the reference on the upright page.
+        #expect(wordShare(of: try tesseractReading(scanFixtures + "/pages/phone-upright.png"), in: text("phone-sideways.jpg")) >= 0.9)
         let layer = try String(contentsOfFile: scanFixtures + "/text/text-layer.txt", encoding: .utf8)
         #expect(wordShare(of: layer, in: text("text-layer.pdf")) == 1, "a text layer is taken as it is")
         #expect(text("two-page-reversed.tif").hasPrefix("Coverage begins"), "pages in their order")

@@ -15,14 +15,41 @@ enum PageImage {
 final class LeptonicaImage {
     let pointer: OpaquePointer
 
-    /// Decodes page `page` of `bytes` (PNG, JPEG, TIFF); nil when leptonica cannot.
-    init?(_ bytes: [UInt8], page: Int, tiff: Bool) {
+    /// Decodes page `page` of `bytes` (PNG, JPEG, TIFF) and turns it upright by its EXIF
+    /// `orientation` (leptonica applies a TIFF's own, not a JPEG's); nil when leptonica cannot.
+    init?(_ bytes: [UInt8], page: Int, tiff: Bool, orientation: Int? = nil) {
         guard ctess_load() != 0 else { return nil }
         let decoded = bytes.withUnsafeBufferPointer { buffer in
             tiff ? ctess_pix_read_tiff_page(buffer.baseAddress, buffer.count, Int32(page)) : ctess_pix_read(buffer.baseAddress, buffer.count)
         }
-        guard let decoded else { return nil }
-        pointer = decoded
+        guard var pix = decoded else { return nil }
+        for turn in LeptonicaImage.turns(orientation ?? 1) {
+            let turned: OpaquePointer? = switch turn {
+            case .clockwise(let quarters): ctess_pix_rotate_orth(pix, Int32(quarters))
+            case .mirrorLeftRight: ctess_pix_flip_lr(pix)
+            case .mirrorTopBottom: ctess_pix_flip_tb(pix)
+            }
+            ctess_pix_destroy(pix)
+            guard let turned else { return nil }
+            pix = turned
+        }
+        pointer = pix
+    }
+
+    private enum Turn { case clockwise(Int), mirrorLeftRight, mirrorTopBottom }
+
+    /// What makes an image with EXIF orientation `value` upright (TIFF 6.0's Orientation tag).
+    private static func turns(_ value: Int) -> [Turn] {
+        switch value {
+        case 2: [.mirrorLeftRight]
+        case 3: [.clockwise(2)]
+        case 4: [.mirrorTopBottom]
+        case 5: [.clockwise(1), .mirrorLeftRight]
+        case 6: [.clockwise(1)]
+        case 7: [.clockwise(3), .mirrorLeftRight]
+        case 8: [.clockwise(3)]
+        default: []
+        }
     }
 
     deinit { ctess_pix_destroy(pointer) }

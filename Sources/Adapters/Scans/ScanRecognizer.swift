@@ -56,8 +56,9 @@ struct ScanRecognizer: Sendable {
         case unreadable(String)
     }
 
-    func read(_ bytes: [UInt8], as format: ScanFormat) throws(ScanError) -> Reading {
-        let source = try PageSource(bytes, format)
+    /// - Parameter orientation: An image's EXIF Orientation, applied to a PNG's or JPEG's pixels.
+    func read(_ bytes: [UInt8], as format: ScanFormat, orientation: Int? = nil) throws(ScanError) -> Reading {
+        let source = try PageSource(bytes, format, orientation: orientation)
         let count = source.count
         guard count > 0 else { throw ScanError("no page can be decoded (corrupt or truncated?)") }
         let outcomes = Locked([Outcome](repeating: .unreadable(""), count: count))
@@ -110,13 +111,13 @@ struct ScanRecognizer: Sendable {
 
 /// A file's pages, each decoded (or its text layer taken) on the thread that recognizes it.
 private enum PageSource: Sendable {
-    case image([UInt8])
+    case image([UInt8], orientation: Int?)
     case tiff([UInt8], pages: Int)
     case pdf(PDFDocument)
 
-    init(_ bytes: [UInt8], _ format: ScanFormat) throws(ScanError) {
+    init(_ bytes: [UInt8], _ format: ScanFormat, orientation: Int?) throws(ScanError) {
         switch format {
-        case .png, .jpeg: self = .image(bytes)
+        case .png, .jpeg: self = .image(bytes, orientation: orientation)
         case .tiff: self = .tiff(bytes, pages: LeptonicaImage.tiffPageCount(bytes, limit: ScanRecognizer.maxPages))
         case .pdf:
             let document = try PDFDocument(bytes)
@@ -144,7 +145,7 @@ private enum PageSource: Sendable {
     /// Page `index`'s pixels; nil when it cannot be decoded.
     func image(of index: Int) -> PageImage? {
         switch self {
-        case .image(let bytes): LeptonicaImage(bytes, page: 0, tiff: false).map { .pix($0) }
+        case .image(let bytes, let orientation): LeptonicaImage(bytes, page: 0, tiff: false, orientation: orientation).map { .pix($0) }
         case .tiff(let bytes, _): LeptonicaImage(bytes, page: index, tiff: true).map { .pix($0) }
         case .pdf(let document):
             document.render(page: index, dpi: ScanRecognizer.renderDPI, maxPixels: ScanRecognizer.maxPixels).map { .gray($0) }

@@ -61,7 +61,7 @@ public struct ScansAdapter: DeviceAdapter {
             return .failed("\(error.reason); skipped")
         }
         let reading: ScanRecognizer.Reading
-        do { reading = try recognizer.read(bytes, as: format) } catch { return .failed("\(error.reason); skipped") }
+        do { reading = try recognizer.read(bytes, as: format, orientation: meta?.orientation) } catch { return .failed("\(error.reason); skipped") }
         let item = ScanItem.make(reading, key: Digest.sha256Hex(bytes), capturedAt: capturedAt(path, meta: meta, pdfDate: reading.created),
                                  languages: languages, fileName: path.lastPathComponent, size: bytes.count)
         return .parsed([item], warnings: reading.warnings, refreshAfter: nil)

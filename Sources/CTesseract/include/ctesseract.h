@@ -32,8 +32,9 @@ typedef struct {
     struct Pix *(*pix_read_mem_tiff)(const unsigned char *, size_t, int);
     int (*read_header_mem_tiff)(const unsigned char *, size_t, int, int *, int *, int *, int *, int *, int *, int *);
     void (*pix_destroy)(struct Pix **);
-    int (*pix_width)(const struct Pix *);
-    int (*pix_height)(const struct Pix *);
+    struct Pix *(*pix_rotate_orth)(struct Pix *, int);
+    struct Pix *(*pix_flip_lr)(struct Pix *, struct Pix *);
+    struct Pix *(*pix_flip_tb)(struct Pix *, struct Pix *);
     void (*set_stderr_handler)(void (*)(const char *));
 } ctess_api_t;
 
@@ -78,7 +79,11 @@ static inline int ctess_tiff_has_page(const unsigned char *data, size_t size, in
     return ctess_api_storage()->read_header_mem_tiff(data, size, n, &w, &h, &bps, &spp, &res, &cmap, &format) == 0;
 }
 static inline void ctess_pix_destroy(struct Pix *pix) { ctess_api_storage()->pix_destroy(&pix); }
-static inline int ctess_pix_width(const struct Pix *pix) { return ctess_api_storage()->pix_width(pix); }
-static inline int ctess_pix_height(const struct Pix *pix) { return ctess_api_storage()->pix_height(pix); }
+/// A new image: `pix` turned `quads` quarter turns clockwise (0–3); NULL on failure.
+static inline struct Pix *ctess_pix_rotate_orth(struct Pix *pix, int quads) { return ctess_api_storage()->pix_rotate_orth(pix, quads); }
+/// A new image: `pix` mirrored left to right; NULL on failure.
+static inline struct Pix *ctess_pix_flip_lr(struct Pix *pix) { return ctess_api_storage()->pix_flip_lr(NULL, pix); }
+/// A new image: `pix` mirrored top to bottom; NULL on failure.
+static inline struct Pix *ctess_pix_flip_tb(struct Pix *pix) { return ctess_api_storage()->pix_flip_tb(NULL, pix); }
 
 #endif
