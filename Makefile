@@ -21,6 +21,11 @@ APT_TEST += dconf-service dconf-gsettings-backend gsettings-desktop-schemas libg
 # the shells whose completions are checked.
 APT_TEST += gnome-keyring libsecret-1-0 libsecret-tools libglib2.0-bin groff mandoc bash-completion zsh fish
 APT_BENCH = time hyperfine libxml2-utils
+# scans: libtesseract's C API and poppler-glib (both loaded on first use), English and German
+# traineddata, and what tools/make-scan-fixtures.sh makes documents with; ocrmypdf to compare.
+APT_BUILD += libtesseract-dev libleptonica-dev libpoppler-glib-dev
+APT_TEST += tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu img2pdf fonts-dejavu-core
+APT_BENCH += ocrmypdf
 
 # The user's config when there is one, else the repo's demo config (fixtures/demo).
 USER_CONFIG := $(or $(HEARTHLOOM_CONFIG_DIR),$(XDG_CONFIG_HOME),$(HOME)/.config)$(if $(HEARTHLOOM_CONFIG_DIR),,/hearthloom)

@@ -13,7 +13,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Loaded on first use (dlopen), so not linked: libcurl (libcurl4-openssl-dev), libsystemd
-        // (libsystemd-dev), libcrypto (libssl-dev), libgps (libgps-dev), libical (libical-dev) and libsecret (libsecret-1-0; no headers needed).
+        // (libsystemd-dev), libcrypto (libssl-dev), libgps (libgps-dev), libical (libical-dev),
+        // libtesseract with leptonica (libtesseract-dev), poppler-glib (libpoppler-glib-dev) and
+        // libsecret (libsecret-1-0; no headers needed).
         // Each is a C target, not a header-only module: its function table and the pthread_once
         // that fills it must have one definition, in its .c file.
         .target(name: "CCurl"),
@@ -22,6 +24,8 @@ let package = Package(
         .target(name: "CGPS"),
         .target(name: "CICal"),
         .target(name: "CSecret"),
+        .target(name: "CTesseract"),
+        .target(name: "CPoppler"),
         .target(
             name: "IngestCore",
             dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto", "CSecret"]
@@ -30,8 +34,8 @@ let package = Package(
         // example in adapters.d/ cannot disagree (a test checks the copy).
         .target(
             name: "Adapters",
-            dependencies: ["IngestCore", "CGPS", "CICal", "CZlib"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md", "Focus/README.md"],
+            dependencies: ["IngestCore", "CGPS", "CICal", "CZlib", "CTesseract", "CPoppler"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md", "Focus/README.md", "Scans/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),
@@ -42,6 +46,7 @@ let package = Package(
                 .embedInCode("Health/health.conf"),
                 .embedInCode("GeoClue/geoclue.conf"),
                 .embedInCode("LocationHistory/location-history.conf"),
+                .embedInCode("Scans/scans.conf"),
             ]
         ),
         .executableTarget(

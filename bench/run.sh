@@ -101,6 +101,7 @@ bench/health-xml.sh
 bench/health-json.sh
 bench/location-history.sh
 bench/health-connect.sh
+bench/scans.sh
 echo
 bench/mpris.sh
 echo

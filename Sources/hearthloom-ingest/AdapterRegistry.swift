@@ -12,4 +12,5 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     FocusAdapter.self,
     HealthAdapter.self,
     LocationHistoryAdapter.self,
+    ScansAdapter.self,
 ]

@@ -27,6 +27,8 @@ public struct PhotoMetadata: Sendable, Equatable {
     public var imageUniqueID: String?
     /// BodySerialNumber (XMP: exifEX:BodySerialNumber or aux:SerialNumber).
     public var cameraSerial: String?
+    /// EXIF Orientation (1–8): how the stored pixels must be turned to stand upright.
+    public var orientation: Int?
 
     public init(
         latitude: Double? = nil,
@@ -40,7 +42,8 @@ public struct PhotoMetadata: Sendable, Equatable {
         make: String? = nil,
         model: String? = nil,
         imageUniqueID: String? = nil,
-        cameraSerial: String? = nil
+        cameraSerial: String? = nil,
+        orientation: Int? = nil
     ) {
         self.latitude = latitude
         self.longitude = longitude
@@ -54,6 +57,7 @@ public struct PhotoMetadata: Sendable, Equatable {
         self.model = model
         self.imageUniqueID = imageUniqueID
         self.cameraSerial = cameraSerial
+        self.orientation = orientation
     }
 
     /// This value with every missing field taken from `other`.
@@ -75,6 +79,7 @@ public struct PhotoMetadata: Sendable, Equatable {
         merged.model = model ?? other.model
         merged.imageUniqueID = imageUniqueID ?? other.imageUniqueID
         merged.cameraSerial = cameraSerial ?? other.cameraSerial
+        merged.orientation = orientation ?? other.orientation
         return merged
     }
 }

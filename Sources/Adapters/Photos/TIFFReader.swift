@@ -176,6 +176,7 @@ struct TIFFReader {
         var metadata = PhotoMetadata()
         metadata.make = try string(0x010F, in: ifd0)
         metadata.model = try string(0x0110, in: ifd0)
+        if let first = try numbers(0x0112, in: ifd0)?.first, let value = first, (1...8).contains(value) { metadata.orientation = Int(value) }
 
         let dateSources = [try string(0x9003, in: exif), try string(0x9004, in: exif), try string(0x0132, in: ifd0)]
         metadata.dateTimeOriginal = dateSources.lazy.compactMap { $0.flatMap(DateTimeText.parse)?.dateTime }.first

@@ -32,6 +32,12 @@ struct TrackedFiles: Sendable {
     var maxFileBytes: Int64 = 64 << 20
     /// Items queued per transaction.
     var chunkSize = 500
+    /// Files read (on every core) between two progress reports.
+    var readBatch = 64
+    /// A file whose bytes are those of a file the last scan parsed takes over that file's items
+    /// without being parsed: a moved, renamed or copied file sends nothing new. For adapters
+    /// whose parse is costly and depends on nothing but the bytes (OCR).
+    var adoptsCopies = false
 
     static let prefix = "f:"
 
@@ -44,6 +50,9 @@ struct TrackedFiles: Sendable {
             if let record = FileRecord(data) { previous[path] = record } else { ledger.remove(path, keys: []) }   // an older layout
         }
 
+        // By content hash; a record without items (a file that failed) is no source to copy. Files
+        // read in this scan join it, so a copy met in a later batch is not parsed again either.
+        var copies = adoptsCopies ? Dictionary(previous.values.filter { !$0.items.isEmpty }.map { ($0.hash, $0) }) { first, _ in first } : [:]
         let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: accepts, sink: sink)
         var seen = Set<String>()
         var toRead: [Pending] = []
@@ -56,11 +65,12 @@ struct TrackedFiles: Sendable {
         }
         await sink.progress(examined: seen.count, total: seen.count)
 
-        let batch = 64
+        let batch = readBatch
         for start in stride(from: 0, to: toRead.count, by: batch) {
             let slice = Array(toRead[start..<min(start + batch, toRead.count)])
-            for (pending, result) in zip(slice, await read(slice, parse: parse)) {
+            for (pending, result) in zip(slice, await read(slice, copies: copies, parse: parse)) {
                 guard let record = await record(of: pending.file, result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
+                if adoptsCopies, !record.items.isEmpty, copies[record.hash] == nil { copies[record.hash] = record }
                 ledger.write(pending.file.name, record.encoded, keys: Array(record.items.keys))
                 try await ledger.commitIfFull()
             }
@@ -88,6 +98,10 @@ struct TrackedFiles: Sendable {
             guard var kept = old else { return nil }
             kept.stamp = file.stamp; kept.hash = hash
             return kept
+        case .copied(let source):
+            record = source
+            record.stamp = file.stamp
+            ledger.lose((old?.items.keys).map(Array.init)?.filter { record.items[$0] == nil } ?? [])
         case .parsed(let hash, .failed(let reason)):
             await sink.warn("\(file.name): \(reason)")
             guard old == nil else { return nil }
@@ -122,14 +136,16 @@ struct TrackedFiles: Sendable {
     private enum ReadResult: Sendable {
         case unreadable(String)
         case unchanged(hash: String)
+        /// The bytes of the file `FileRecord` was made of (``adoptsCopies``).
+        case copied(FileRecord)
         case parsed(hash: String, Parse)
     }
 
     /// Reads and parses a batch of files on every core; results come back in the order given.
-    private func read(_ files: [Pending], parse: @escaping @Sendable (String, [UInt8]) -> Parse) async -> [ReadResult] {
+    private func read(_ files: [Pending], copies: [String: FileRecord], parse: @escaping @Sendable (String, [UInt8]) -> Parse) async -> [ReadResult] {
         await withTaskGroup(of: (Int, ReadResult).self) { group in
             for (i, pending) in files.enumerated() {
-                group.addTask { (i, readOne(pending, parse: parse)) }
+                group.addTask { (i, readOne(pending, copies: copies, parse: parse)) }
             }
             var results = [ReadResult](repeating: .unreadable(""), count: files.count)
             for await (i, result) in group { results[i] = result }
@@ -137,7 +153,7 @@ struct TrackedFiles: Sendable {
         }
     }
 
-    private func readOne(_ pending: Pending, parse: (String, [UInt8]) -> Parse) -> ReadResult {
+    private func readOne(_ pending: Pending, copies: [String: FileRecord], parse: (String, [UInt8]) -> Parse) -> ReadResult {
         let file = pending.file
         guard file.stamp.size <= maxFileBytes else {
             return .unreadable("\(file.stamp.size / (1 << 20)) MiB is over the \(maxFileBytes / (1 << 20)) MiB limit; skipped")
@@ -147,6 +163,7 @@ struct TrackedFiles: Sendable {
         guard bytes.count <= maxFileBytes else { return .unreadable("grew over the \(maxFileBytes / (1 << 20)) MiB limit while read; skipped") }
         let hash = Digest.sha256Hex(bytes, length: 32)
         if hash == pending.unchangedIfHash { return .unchanged(hash: hash) }    // touched, not edited
+        if let source = copies[hash] { return .copied(source) }
         return .parsed(hash: hash, parse(file.name, bytes))
     }
 }

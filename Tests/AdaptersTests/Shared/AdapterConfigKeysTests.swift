@@ -8,6 +8,7 @@ import Testing
 struct AdapterConfigKeysTests {
     static let types: [any DeviceAdapter.Type] = [
         PhotosAdapter.self, ContactsAdapter.self, CalendarAdapter.self, GPSDAdapter.self, GeoClueAdapter.self, MPRISAdapter.self, HealthAdapter.self,
+        ScansAdapter.self,
     ]
 
     @Test(arguments: types.map { $0.type })
@@ -58,6 +59,11 @@ struct AdapterConfigKeysTests {
         let calendar = try config("Type=calendar\nPath=/c\nMaxOccurrences=0\n")
         #expect(throws: ConfigError(file: calendar.file, line: 4, key: "MaxOccurrences", "must be at least 1")) {
             try CalendarAdapter(config: calendar)
+        }
+        let languages = try config("Type=scans\nPath=/s\nLanguages=eng+xx1\n")
+        #expect(throws: ConfigError(file: languages.file, line: 4, key: "Languages",
+                                    "xx1.traineddata not installed in \(TesseractLanguages.folder); install tesseract-ocr-xx1")) {
+            try ScansAdapter(config: languages)
         }
         let pathless = try config("Type=calendar\nMaxOccurrences=0\n")
         #expect(throws: ConfigError(file: pathless.file, key: "Path", "missing; name at least one .ics file or folder")) {

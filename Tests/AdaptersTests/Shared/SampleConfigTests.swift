@@ -12,6 +12,7 @@ struct SampleConfigTests {
         (PhotosAdapter.self, "Photos"), (ContactsAdapter.self, "Contacts"), (CalendarAdapter.self, "Calendar"),
         (GPSDAdapter.self, "GPSD"), (GeoClueAdapter.self, "GeoClue"), (MPRISAdapter.self, "MPRIS"),
         (FocusAdapter.self, "Focus"),
+        (ScansAdapter.self, "Scans"),
     ]
 
     @Test(arguments: adapters.map(\.folder))

@@ -71,6 +71,35 @@ struct TrackedFilesTests {
         #expect(summary(edited.items) == ["-alice", "bob@2", "dave@1"])
     }
 
+    @Test func adoptingCopies_aMoveOrACopyIsNotParsedAndSendsNothing_andTheLastCopyGoneIsATombstone() async throws {
+        try write("book/a.txt", "alice 1\n")
+        var tracker = tracker()
+        tracker.adoptsCopies = true
+        let parser = Parser()
+        let first = try await scan(tracker, parser)
+        #expect(summary(first.items) == ["alice@1"])
+
+        try FileManager.default.moveItem(atPath: root + "/book/a.txt", toPath: root + "/book/sub/moved.txt")
+        try write("book/copy.txt", "alice 1\n")
+        let moved = try await scan(tracker, parser, after: first)
+        #expect(moved.items.isEmpty, "a moved file and a copy of it send nothing")
+        #expect(parser.calls.load(ordering: .relaxed) == 1, "neither is parsed")
+
+        try FileManager.default.removeItem(atPath: root + "/book/sub/moved.txt")
+        let oneLeft = try await scan(tracker, parser, after: moved)
+        #expect(oneLeft.items.isEmpty, "a copy still holds the key")
+        try FileManager.default.removeItem(atPath: root + "/book/copy.txt")
+        let gone = try await scan(tracker, parser, after: oneLeft)
+        #expect(summary(gone.items) == ["-alice"])
+
+        // Copies new to the same scan: only the first batch's is parsed.
+        tracker.readBatch = 1
+        for name in ["x1", "x2", "x3"] { try write("book/\(name).txt", "xavier 1\n") }
+        let fresh = try await scan(tracker, parser, after: gone)
+        #expect(summary(fresh.items) == ["xavier@1"])
+        #expect(parser.calls.load(ordering: .relaxed) == 2)
+    }
+
     @Test func aDeletedFileSendsTombstonesExceptForKeysAnotherFileStillHas() async throws {
         try write("book/a.txt", "alice 1\nbob 1\n")
         try write("book/sub/b.txt", "bob 1\n")

@@ -1,0 +1,54 @@
+import CPoppler
+import IngestCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Owns one poppler document, opened from a PDF's bytes. Poppler reads a document one call at a
+/// time, so the handle is under a lock; the pages' recognition, which takes the time, is not.
+final class PDFDocument: Sendable {
+    private let handle: Locked<OpaquePointer>
+    let pageCount: Int
+
+    init(_ bytes: [UInt8]) throws(ScanError) {
+        guard cpoppler_load() != 0 else { throw ScanError("libpoppler-glib.so.8 is not installed; install libpoppler-glib8") }
+        var message: UnsafeMutablePointer<CChar>?
+        let opened = bytes.withUnsafeBufferPointer { cpoppler_open($0.baseAddress, $0.count, &message) }
+        let reason = message.map { String(cString: $0) }
+        free(message)
+        guard let opened else { throw ScanError("not a readable PDF" + (reason.map { ": \($0)" } ?? "")) }
+        pageCount = Int(cpoppler_page_count(opened))
+        handle = Locked(opened)
+    }
+
+    deinit { handle.withLock { cpoppler_close($0) } }
+
+    /// Page `index`'s own text, nil when it has none (a scanned page: an image and nothing else).
+    func text(ofPage index: Int) -> String? {
+        let text: String? = handle.withLock { doc in
+            guard let utf8 = cpoppler_page_text(doc, Int32(index)) else { return nil }
+            defer { free(utf8) }
+            return String(cString: utf8)
+        }
+        guard let text, text.contains(where: { !$0.isWhitespace }) else { return nil }
+        return text
+    }
+
+    /// Page `index` rendered in grey at `dpi`; nil when poppler cannot, or it is over `maxPixels`.
+    func render(page index: Int, dpi: Int, maxPixels: Int) -> GrayBitmap? {
+        handle.withLock { doc in
+            var width: Int32 = 0, height: Int32 = 0
+            guard let pixels = cpoppler_page_render_gray(doc, Int32(index), Double(dpi), maxPixels, &width, &height) else { return nil }
+            return GrayBitmap(taking: pixels, width: Int(width), height: Int(height), dpi: dpi)
+        }
+    }
+
+    /// The Info dictionary's CreationDate: seconds since the epoch and its own UTC offset.
+    var creationDate: (unixSeconds: Int64, offsetSeconds: Int)? {
+        handle.withLock { doc in
+            var seconds: Int64 = 0, offset: Int32 = 0
+            guard cpoppler_creation_date(doc, &seconds, &offset) != 0 else { return nil }
+            return (seconds, Int(offset))
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Dispatch
+import IngestCore
+
+/// Why a scanned file gave no item, as one line.
+struct ScanError: Error, Sendable, CustomStringConvertible {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+    var description: String { reason }
+}
+
+/// The kinds of file the scans adapter reads, told by their first bytes.
+enum ScanFormat: Sendable {
+    case png, jpeg, tiff, pdf
+
+    static func sniff(_ bytes: [UInt8]) -> ScanFormat? {
+        // A PDF's header may follow some junk, within the first 1024 bytes (PDF 1.7, annex H).
+        let marker = Array("%PDF-".utf8)
+        let head = bytes.prefix(1024)
+        if head.count >= marker.count, (0...(head.count - marker.count)).contains(where: { head[$0..<($0 + marker.count)].elementsEqual(marker) }) {
+            return .pdf
+        }
+        switch try? PhotoGeotagReader.sniff(Array(bytes.prefix(64))) {
+        case .png: return .png
+        case .jpeg: return .jpeg
+        case .tiff: return .tiff
+        default: return nil
+        }
+    }
+}
+
+/// Reads the text of a scanned file: a PDF page's own text where it has one, else what
+/// Tesseract reads on its image. The pages of a file are read on every core.
+struct ScanRecognizer: Sendable {
+    let pool: EnginePool
+    /// Image-only PDF pages are rendered at this resolution, as scanners scan.
+    static let renderDPI = 300
+    /// Pages read of one file at most, and pixels of one rendered page at most (A0 at 300 dpi).
+    static let maxPages = 2000, maxPixels = 140_000_000
+
+    /// What a whole file gave.
+    struct Reading: Sendable {
+        var text: String
+        var pages: Int
+        /// The mean word confidence, 0–100; words of a PDF's own text count as 100.
+        var confidence: Double
+        /// Whether any page was read by Tesseract (not only from a text layer).
+        var recognized: Bool
+        var warnings: [String]
+        /// A PDF's CreationDate: seconds since the epoch and the date's own UTC offset.
+        var created: (unixSeconds: Int64, offsetSeconds: Int)?
+    }
+
+    private enum Outcome: Sendable {
+        case layer(String)
+        case recognized(RecognizedPage)
+        case unreadable(String)
+    }
+
+    /// - Parameter orientation: An image's EXIF Orientation, applied to a PNG's or JPEG's pixels.
+    func read(_ bytes: [UInt8], as format: ScanFormat, orientation: Int? = nil) throws(ScanError) -> Reading {
+        let source = try PageSource(bytes, format, orientation: orientation)
+        let count = source.count
+        guard count > 0 else { throw ScanError("no page can be decoded (corrupt or truncated?)") }
+        let outcomes = Locked([Outcome](repeating: .unreadable(""), count: count))
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            let outcome = page(index, of: source)
+            outcomes.withLock { $0[index] = outcome }
+        }
+        var reading = try Self.combine(outcomes.withLock { $0 })
+        if case .pdf(let document) = source { reading.created = document.creationDate }
+        return reading
+    }
+
+    private func page(_ index: Int, of source: PageSource) -> Outcome {
+        if let text = source.textLayer(of: index) { return .layer(text) }
+        do {
+            guard let page = try pool.recognize({ source.image(of: index) }) else { return .unreadable("cannot be decoded") }
+            return .recognized(page)
+        } catch {
+            return .unreadable(error.reason)
+        }
+    }
+
+    /// The pages' texts in order, separated by form feeds as `tesseract` and `pdftotext` write them.
+    private static func combine(_ outcomes: [Outcome]) throws(ScanError) -> Reading {
+        var texts: [String] = [], warnings: [String] = []
+        var confidenceSum = 0, words = 0, recognized = false
+        for (index, outcome) in outcomes.enumerated() {
+            switch outcome {
+            case .layer(let text):
+                let count = text.split(whereSeparator: \.isWhitespace).count
+                confidenceSum += 100 * count; words += count
+                texts.append(text.trimmed)
+            case .recognized(let page):
+                recognized = true
+                confidenceSum += page.confidences.reduce(0, +); words += page.confidences.count
+                texts.append(page.text.trimmed)
+            case .unreadable(let reason):
+                warnings.append("page \(index + 1) of \(outcomes.count): \(reason); its text is missing")
+                texts.append("")
+            }
+        }
+        guard warnings.count < outcomes.count else {
+            throw ScanError(outcomes.count == 1 ? "the image cannot be decoded (corrupt or truncated?)" : "none of its \(outcomes.count) pages can be decoded")
+        }
+        let confidence = words == 0 ? 0 : (Double(confidenceSum) / Double(words) * 10).rounded() / 10
+        return Reading(text: texts.joined(separator: "\n\u{0C}\n"), pages: outcomes.count, confidence: confidence,
+                       recognized: recognized, warnings: warnings)
+    }
+}
+
+/// A file's pages, each decoded (or its text layer taken) on the thread that recognizes it.
+private enum PageSource: Sendable {
+    case image([UInt8], orientation: Int?)
+    case tiff([UInt8], pages: Int)
+    case pdf(PDFDocument)
+
+    init(_ bytes: [UInt8], _ format: ScanFormat, orientation: Int?) throws(ScanError) {
+        switch format {
+        case .png, .jpeg: self = .image(bytes, orientation: orientation)
+        case .tiff: self = .tiff(bytes, pages: LeptonicaImage.tiffPageCount(bytes, limit: ScanRecognizer.maxPages))
+        case .pdf:
+            let document = try PDFDocument(bytes)
+            guard document.pageCount <= ScanRecognizer.maxPages else {
+                throw ScanError("\(document.pageCount) pages is over the \(ScanRecognizer.maxPages)-page limit; skipped")
+            }
+            self = .pdf(document)
+        }
+    }
+
+    var count: Int {
+        switch self {
+        case .image: 1
+        case .tiff(_, let pages): pages
+        case .pdf(let document): document.pageCount
+        }
+    }
+
+    /// Page `index`'s own text, for a PDF page that has one.
+    func textLayer(of index: Int) -> String? {
+        if case .pdf(let document) = self { return document.text(ofPage: index) }
+        return nil
+    }
+
+    /// Page `index`'s pixels; nil when it cannot be decoded.
+    func image(of index: Int) -> PageImage? {
+        switch self {
+        case .image(let bytes, let orientation): LeptonicaImage(bytes, page: 0, tiff: false, orientation: orientation).map { .pix($0) }
+        case .tiff(let bytes, _): LeptonicaImage(bytes, page: index, tiff: true).map { .pix($0) }
+        case .pdf(let document):
+            document.render(page: index, dpi: ScanRecognizer.renderDPI, maxPixels: ScanRecognizer.maxPixels).map { .gray($0) }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import CTesseract
+import Dispatch
+import IngestCore
+
+/// One Tesseract engine (a `TessBaseAPI`), initialised for one `Languages=` string. It reads one
+/// page at a time; its handle is under a lock, so the engine can move between worker threads.
+final class TesseractEngine: Sendable {
+    private let handle: Locked<OpaquePointer>
+
+    /// Loads libtesseract and the languages' traineddata (tens of MB, a fraction of a second).
+    init(languages: String) throws(ScanError) {
+        guard ctess_load() != 0 else { throw ScanError("libtesseract.so.5 or liblept.so.5 is not installed; install libtesseract5") }
+        guard let api = ctess_create() else { throw ScanError("TessBaseAPICreate failed") }
+        // Tesseract's own notes (resolution guesses, empty pages) would go to stderr.
+        _ = ctess_set_variable(api, "debug_file", "/dev/null")
+        guard ctess_init(api, nil, languages) == 0 else {
+            ctess_delete(api)
+            throw ScanError("Tesseract could not load the languages \(languages)")
+        }
+        handle = Locked(api)
+    }
+
+    deinit { handle.withLock { ctess_delete($0) } }
+
+    /// The text Tesseract reads on the page `decode` makes, and the confidence (0–100) of each
+    /// word; nil when `decode` makes none. The page is decoded under the engine's lock, so its
+    /// pixels never leave the call that reads them.
+    func recognize(_ decode: @Sendable () -> PageImage?) -> RecognizedPage? {
+        handle.withLock { api in
+            guard let page = decode() else { return nil }
+            switch page {
+            case .pix(let pix): ctess_set_image_pix(api, pix.pointer)
+            case .gray(let bitmap):
+                ctess_set_image_gray(api, bitmap.pixels, Int32(bitmap.width), Int32(bitmap.height))
+                ctess_set_resolution(api, Int32(bitmap.dpi))
+            }
+            defer { ctess_clear(api) }
+            guard ctess_recognize(api) == 0 else { return RecognizedPage(text: "", confidences: []) }
+            var text = ""
+            if let utf8 = ctess_utf8_text(api) { text = String(cString: utf8); ctess_delete_text(utf8) }
+            var confidences: [Int] = []
+            if let words = ctess_word_confidences(api) {
+                var i = 0
+                while words[i] >= 0 { confidences.append(Int(words[i])); i += 1 }
+                ctess_delete_ints(words)
+            }
+            return RecognizedPage(text: text, confidences: confidences)
+        }
+    }
+}
+
+/// What one page gave: its text and the confidence of each of its words.
+struct RecognizedPage: Sendable {
+    var text: String
+    var confidences: [Int]
+}
+
+/// At most one engine per core, made when first needed and reused for page after page: loading
+/// a language costs as much as reading a small page. A page waits for a free engine.
+final class EnginePool: Sendable {
+    let languages: String
+    private let idle = Locked<[TesseractEngine]>([])
+    private let slots: DispatchSemaphore
+
+    init(languages: String, engines: Int) {
+        self.languages = languages
+        slots = DispatchSemaphore(value: max(1, engines))
+    }
+
+    func recognize(_ decode: @Sendable () -> PageImage?) throws(ScanError) -> RecognizedPage? {
+        slots.wait()
+        defer { slots.signal() }
+        let engine: TesseractEngine
+        if let free = idle.withLock({ $0.popLast() }) { engine = free } else { engine = try TesseractEngine(languages: languages) }
+        defer { idle.withLock { $0.append(engine) } }
+        return engine.recognize(decode)
+    }
+}

@@ -1,0 +1,143 @@
+#include "cpoppler.h"
+#include <stdlib.h>
+#include <string.h>
+
+// The few GLib, poppler-glib and cairo declarations used, by their stable C ABI, so that
+// building needs no GLib include paths (SwiftPM C targets get no pkg-config flags).
+typedef struct { uint32_t domain; int code; char *message; } GError;
+typedef struct _GBytes GBytes;
+typedef struct _GDateTime GDateTime;
+typedef struct _PopplerPage PopplerPage;
+typedef struct _cairo cairo_t;
+typedef struct _cairo_surface cairo_surface_t;
+enum { CAIRO_STATUS_SUCCESS = 0, CAIRO_FORMAT_RGB24 = 1 };
+
+static struct {
+    int ok;
+    GBytes *(*bytes_new)(const void *, size_t);
+    void (*bytes_unref)(GBytes *);
+    void (*error_free)(GError *);
+    void (*object_unref)(void *);
+    void (*g_free)(void *);
+    void *(*document_new_from_bytes)(GBytes *, const char *, GError **);
+    int (*document_n_pages)(void *);
+    PopplerPage *(*document_page)(void *, int);
+    GDateTime *(*document_creation_date_time)(void *);
+    char *(*page_text)(PopplerPage *);
+    void (*page_size)(PopplerPage *, double *, double *);
+    void (*page_render)(PopplerPage *, cairo_t *);
+    int64_t (*date_time_to_unix)(GDateTime *);
+    int64_t (*date_time_utc_offset)(GDateTime *);
+    void (*date_time_unref)(GDateTime *);
+    cairo_surface_t *(*image_surface_create)(int, int, int);
+    unsigned char *(*image_surface_data)(cairo_surface_t *);
+    int (*image_surface_stride)(cairo_surface_t *);
+    int (*surface_status)(cairo_surface_t *);
+    void (*surface_flush)(cairo_surface_t *);
+    void (*surface_destroy)(cairo_surface_t *);
+    cairo_t *(*create)(cairo_surface_t *);
+    void (*destroy)(cairo_t *);
+    void (*scale)(cairo_t *, double, double);
+    void (*set_source_rgb)(cairo_t *, double, double, double);
+    void (*paint)(cairo_t *);
+} api;
+
+#define LOAD(field, name) (*(void **)&api.field = dlsym(h, name), api.field != NULL)
+
+static void cpoppler_load_once(void) {
+    void *h = dlopen("libpoppler-glib.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    api.ok = LOAD(bytes_new, "g_bytes_new") && LOAD(bytes_unref, "g_bytes_unref") && LOAD(error_free, "g_error_free")
+        && LOAD(object_unref, "g_object_unref") && LOAD(g_free, "g_free")
+        && LOAD(document_new_from_bytes, "poppler_document_new_from_bytes")
+        && LOAD(document_n_pages, "poppler_document_get_n_pages") && LOAD(document_page, "poppler_document_get_page")
+        && LOAD(document_creation_date_time, "poppler_document_get_creation_date_time")
+        && LOAD(page_text, "poppler_page_get_text") && LOAD(page_size, "poppler_page_get_size")
+        && LOAD(page_render, "poppler_page_render") && LOAD(date_time_to_unix, "g_date_time_to_unix")
+        && LOAD(date_time_utc_offset, "g_date_time_get_utc_offset") && LOAD(date_time_unref, "g_date_time_unref")
+        && LOAD(image_surface_create, "cairo_image_surface_create") && LOAD(image_surface_data, "cairo_image_surface_get_data")
+        && LOAD(image_surface_stride, "cairo_image_surface_get_stride") && LOAD(surface_status, "cairo_surface_status")
+        && LOAD(surface_flush, "cairo_surface_flush") && LOAD(surface_destroy, "cairo_surface_destroy")
+        && LOAD(create, "cairo_create") && LOAD(destroy, "cairo_destroy") && LOAD(scale, "cairo_scale")
+        && LOAD(set_source_rgb, "cairo_set_source_rgb") && LOAD(paint, "cairo_paint");
+}
+
+int cpoppler_load(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, cpoppler_load_once);
+    return api.ok;
+}
+
+cpoppler_document *cpoppler_open(const unsigned char *data, size_t size, char **error) {
+    *error = NULL;
+    if (!cpoppler_load()) return NULL;
+    GBytes *bytes = api.bytes_new(data, size);
+    GError *problem = NULL;
+    void *doc = api.document_new_from_bytes(bytes, NULL, &problem);
+    api.bytes_unref(bytes);          // the document holds its own reference
+    if (problem) {
+        if (problem->message) *error = strdup(problem->message);
+        api.error_free(problem);
+    }
+    return (cpoppler_document *)doc;
+}
+
+void cpoppler_close(cpoppler_document *doc) { if (doc) api.object_unref(doc); }
+
+int cpoppler_page_count(cpoppler_document *doc) { return api.document_n_pages(doc); }
+
+char *cpoppler_page_text(cpoppler_document *doc, int index) {
+    PopplerPage *page = api.document_page(doc, index);
+    if (!page) return NULL;
+    char *text = api.page_text(page);
+    api.object_unref(page);
+    if (!text) return NULL;
+    char *copy = strdup(text);
+    api.g_free(text);
+    return copy;
+}
+
+unsigned char *cpoppler_page_render_gray(cpoppler_document *doc, int index, double dpi, long max_pixels, int *width, int *height) {
+    PopplerPage *page = api.document_page(doc, index);
+    if (!page) return NULL;
+    double w_pt = 0, h_pt = 0;
+    api.page_size(page, &w_pt, &h_pt);
+    double scale = dpi / 72.0;
+    long w = (long)(w_pt * scale + 0.5), h = (long)(h_pt * scale + 0.5);
+    unsigned char *gray = NULL;
+    if (w > 0 && h > 0 && w <= 30000 && h <= 30000 && w * h <= max_pixels) {
+        cairo_surface_t *surface = api.image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
+        if (api.surface_status(surface) == CAIRO_STATUS_SUCCESS) {
+            cairo_t *cr = api.create(surface);
+            api.set_source_rgb(cr, 1, 1, 1);    // a scan's paper, not cairo's transparent black
+            api.paint(cr);
+            api.scale(cr, scale, scale);
+            api.page_render(page, cr);
+            api.destroy(cr);
+            api.surface_flush(surface);
+            const unsigned char *rgb = api.image_surface_data(surface);
+            int stride = api.image_surface_stride(surface);
+            gray = malloc((size_t)(w * h));
+            for (long y = 0; gray && y < h; y++) {
+                const uint32_t *row = (const uint32_t *)(rgb + y * stride);
+                for (long x = 0; x < w; x++) {
+                    uint32_t p = row[x];      // 0x00RRGGBB in native order
+                    gray[y * w + x] = (unsigned char)((((p >> 16) & 0xFF) * 77 + ((p >> 8) & 0xFF) * 150 + (p & 0xFF) * 29) >> 8);
+                }
+            }
+        }
+        api.surface_destroy(surface);
+    }
+    api.object_unref(page);
+    if (gray) { *width = (int)w; *height = (int)h; }
+    return gray;
+}
+
+int cpoppler_creation_date(cpoppler_document *doc, int64_t *unix_seconds, int *offset_seconds) {
+    GDateTime *date = api.document_creation_date_time(doc);
+    if (!date) return 0;
+    *unix_seconds = api.date_time_to_unix(date);
+    *offset_seconds = (int)(api.date_time_utc_offset(date) / 1000000);
+    api.date_time_unref(date);
+    return 1;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The scans adapter's OCR throughput, beside what a user would otherwise run on the same pages:
+#   12 pages of 30 lines of text (300 dpi, 1.4 x 1.8 kpx, 8-bit grey PNGs), as a folder of PNGs and
+#   as one image-only PDF (img2pdf). Each is timed from a fresh state (nothing known), twice:
+#   - hearthloom-ingest run --dry-run over the PNG folder, and over the PDF (poppler renders at 300 dpi);
+#   - the tesseract CLI over the PNGs, one after the other (as a loop in a shell), with its default
+#     OpenMP threads and with OMP_THREAD_LIMIT=1, and one process per core (xargs -P, OMP_THREAD_LIMIT=1);
+#   - ocrmypdf --jobs <cores> on the PDF (it runs tesseract per page and writes a new PDF).
+# Writes bench/out/scans.txt (and scans.json, hyperfine's figures) and prints the same.
+# Needs a release build, hyperfine, imagemagick, img2pdf, tesseract-ocr, ocrmypdf (make deps).
+. "$(dirname "$0")/common.sh"
+
+PAGES=12
+main() {
+machine "tesseract --version 2>&1 | head -1" "ocrmypdf --version"
+mkdir -p "$W/pngs" "$W/pdf" "$W/config-png/adapters.d" "$W/config-pdf/adapters.d"
+python3 - "$W" "$PAGES" <<'PY'
+import random, sys
+words = ("the of and to in is was for on that with as by at from his her an which be this are have it not or had "
+         "were but one all their there been has more when who will no if out so said what up its about into than "
+         "them can only other new some could time these two may then do first any my now such like our over").split()
+random.seed(7)
+for p in range(int(sys.argv[2])):
+    lines = [" ".join(random.choice(words) for _ in range(9)).capitalize() for _ in range(30)]
+    open(f"{sys.argv[1]}/page-{p:02d}.txt", "w").write("\n".join(lines))
+PY
+for t in "$W"/page-*.txt; do
+    convert -density 300 -units PixelsPerInch -background white -fill black -font DejaVu-Serif -pointsize 10 \
+        label:"$(cat "$t")" -bordercolor white -border 150 -colorspace Gray -depth 8 "$W/pngs/$(basename "$t" .txt).png"
+done
+img2pdf -o "$W/pdf/pages.pdf" "$W"/pngs/*.png
+printf '[Adapter]\nType=scans\nPath=%s\n' "$W/pngs" > "$W/config-png/adapters.d/scans.conf"
+printf '[Adapter]\nType=scans\nPath=%s\n' "$W/pdf" > "$W/config-pdf/adapters.d/scans.conf"
+cores=$(nproc)
+
+echo
+echo "== OCR of $PAGES pages ($(identify -format '%wx%h' "$W/pngs/page-00.png") px, 300 dpi), fresh state each run"
+"$BIN" run --dry-run --config-dir "$W/config-png" --state-dir "$W/state-check" > "$W/ours.jsonl"
+for f in "$W"/pngs/*.png; do tesseract "$f" stdout 2>/dev/null; done > "$W/cli.txt"
+python3 - "$W/ours.jsonl" "$W/cli.txt" <<'PY'
+import json, sys
+ours = " ".join(json.loads(l)["item"]["text"] for l in open(sys.argv[1])).lower().split()
+cli = open(sys.argv[2]).read().lower().split()
+have = set(ours)
+print(f"check: the agent's text holds {100 * sum(w in have for w in cli) / len(cli):.1f} % of the {len(cli)} words the tesseract CLI reads")
+PY
+hyperfine -N --runs 2 --export-json "$OUT/scans.json" --prepare "rm -rf $W/state" \
+    -n "hearthloom-ingest run --dry-run, $PAGES PNGs" "$BIN run --dry-run --config-dir $W/config-png --state-dir $W/state" \
+    -n "hearthloom-ingest run --dry-run, one $PAGES-page PDF" "$BIN run --dry-run --config-dir $W/config-pdf --state-dir $W/state" \
+    -n "tesseract CLI, one page after another (default OpenMP threads)" "bash -c 'for f in $W/pngs/*.png; do tesseract \$f stdout >/dev/null 2>&1; done'" \
+    -n "tesseract CLI, one page after another, OMP_THREAD_LIMIT=1" "bash -c 'for f in $W/pngs/*.png; do OMP_THREAD_LIMIT=1 tesseract \$f stdout >/dev/null 2>&1; done'" \
+    -n "tesseract CLI, xargs -P $cores, OMP_THREAD_LIMIT=1" "bash -c 'ls $W/pngs/*.png | OMP_THREAD_LIMIT=1 xargs -P $cores -I{} tesseract {} stdout >/dev/null 2>&1'" \
+    -n "ocrmypdf --jobs $cores" "ocrmypdf -q --jobs $cores --output-type pdf --optimize 0 -l eng $W/pdf/pages.pdf $W/ocrmypdf-out.pdf" 2>&1
+python3 - "$OUT/scans.json" "$PAGES" <<'PY' | tee "$W/summary.txt"
+import json, sys
+pages = int(sys.argv[2])
+results = json.load(open(sys.argv[1]))["results"]
+for r in results:
+    print(f"{pages / r['mean']:5.2f} pages/s  ({r['mean']:.1f} s mean, min {r['min']:.1f} s)  {r['command']}")
+ours, ours_pdf, cli, cli1, par, ocrmypdf = (pages / r["mean"] for r in results)
+print(f"ROW\t{ours:.2f} pages/s (PDF {ours_pdf:.2f})\ttesseract CLI {cli:.2f} pages/s ({cli1:.2f} OMP=1, {par:.2f} xargs -P); ocrmypdf {ocrmypdf:.2f}\t"
+      f">= tesseract CLI per process\t{'ok' if ours >= max(cli, cli1) else 'MISSED'}")
+PY
+IFS=$'\t' read -r _ ours anchor goal verdict < <(grep '^ROW' "$W/summary.txt")
+bench_row "scans: OCR of $PAGES text pages (300 dpi), $cores cores" "$ours" "$anchor" "$goal" "$verdict"
+}
+main 2>&1 | grep -v '^ROW' | tee "$OUT/scans.txt"

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Makes the scans adapter's test documents in OUT (default: a new temp folder, printed):
+# receipts, a letter, a rotated and noisy photo of a page, a phone photo stored sideways (EXIF
+# Orientation), a 2-page TIFF (.tif and .tiff), German text for Languages=deu+eng, an image-only
+# PDF (img2pdf), a PDF with a text layer (text-pdf.py), a 20-page image-only PDF, a corrupt PNG
+# and a .txt that must be ignored. Each document's text is
+# also written to text/<name>.txt. Images are small (a few hundred pixels high) so OCR stays quick.
+#
+# usage: tools/make-scan-fixtures.sh [OUT]      needs: imagemagick img2pdf exiftool fonts-dejavu-core
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$(mktemp -d /tmp/scan-fixtures.XXXXXX)}
+mkdir -p "$out/docs" "$out/text" "$out/pages"
+cd "$out"
+
+# render NAME.png TEXTFILE [POINTSIZE]: black DejaVu Sans on white, at 300 dpi.
+render() {
+    convert -density 300 -units PixelsPerInch -background white -fill black -font DejaVu-Sans \
+        -pointsize "${3:-11}" label:"$(cat "$2")" -bordercolor white -border 40 -colorspace Gray "$1"
+}
+
+cat > text/receipt-bakery.txt <<'T'
+CORNER BAKERY
+Sourdough loaf 4.20
+Butter croissant 2.10
+Total 6.30
+Paid by card
+T
+cat > text/receipt-hardware.txt <<'T'
+HARDWARE STORE
+Screwdriver set 12.99
+Wood glue 4.50
+Total 17.49
+Thank you for shopping
+T
+cat > text/letter.txt <<'T'
+Dear Margaret,
+thank you for the garden plans.
+The apple trees arrive next Tuesday
+and the hedge will follow in spring.
+Kind regards, Thomas
+T
+cat > text/photo-of-page.txt <<'T'
+Meeting notes
+Budget review moved to Friday
+Invite the planning committee
+Order new projector cables
+T
+cat > text/two-page-1.txt <<'T'
+Insurance policy summary
+Policy holder Jane Example
+T
+cat > text/two-page-2.txt <<'T'
+Coverage begins in January
+Premium paid monthly
+T
+cat > text/german.txt <<'T'
+Sehr geehrte Frau Müller,
+die Größe der Wohnung in der
+Hauptstraße beträgt achtzig
+Quadratmeter. Mit freundlichen Grüßen
+Jürgen Weiß
+T
+cat > text/image-only.txt <<'T'
+Electricity bill
+Account number 4471
+Amount due 58.20
+T
+cat > text/text-layer.txt <<'T'
+Quarterly statement
+Savings account balance 1520.75
+Interest credited 3.10
+T
+
+render docs/receipt-bakery.png text/receipt-bakery.txt
+render pages/hardware.png text/receipt-hardware.txt
+convert pages/hardware.png -quality 90 docs/receipt-hardware.jpg
+# A phone's camera: capture time with its own offset.
+exiftool -q -overwrite_original -DateTimeOriginal='2024:03:15 09:30:00' -OffsetTimeOriginal='+05:30' docs/receipt-hardware.jpg
+render docs/letter.png text/letter.txt
+# A photo of a page: slightly rotated, grey paper, sensor noise, JPEG.
+render pages/notes.png text/photo-of-page.txt
+convert pages/notes.png -background white -rotate 4 -fill '#d8d8d8' -colorize 12 \
+    -attenuate 0.6 +noise Gaussian -blur 0x0.6 -quality 85 docs/photo-of-page.jpg
+# A phone photo stored sideways, with EXIF Orientation 6 ("rotate 90 CW to view"), as phones write.
+cat > text/phone-sideways.txt <<'T'
+Parking ticket
+Valid until 18:45
+Zone B level 2
+T
+render pages/phone-upright.png text/phone-sideways.txt
+convert pages/phone-upright.png -rotate -90 -quality 90 docs/phone-sideways.jpg
+exiftool -q -overwrite_original -n -Orientation=6 docs/phone-sideways.jpg
+render pages/policy-1.png text/two-page-1.txt
+render pages/policy-2.png text/two-page-2.txt
+convert pages/policy-1.png pages/policy-2.png -compress lzw docs/two-page.tiff
+cp docs/two-page.tiff pages/two-page-copy.tif
+convert pages/policy-2.png pages/policy-1.png -compress lzw docs/two-page-reversed.tif
+render docs/german.png text/german.txt
+render pages/bill.png text/image-only.txt
+# img2pdf writes its creation date in UTC.
+img2pdf --creationdate 2023-11-05T14:00:00 -o docs/image-only.pdf pages/bill.png
+python3 "$here/text-pdf.py" docs/text-layer.pdf "D:20240201080000+01'00'" text/text-layer.txt
+
+# Twenty image-only pages, each a line of its own, in one PDF.
+pages=()
+for n in $(seq 1 20); do
+    printf 'Page %d of the archive\n' "$n" > "pages/archive-$n.txt"
+    convert -density 300 -units PixelsPerInch -background white -fill black -font DejaVu-Sans -pointsize 10 \
+        label:"Page $n of the archive" -bordercolor white -border 30 -colorspace Gray "pages/archive-$n.png"
+    pages+=("pages/archive-$n.png")
+done
+img2pdf -o docs/archive-20.pdf "${pages[@]}"
+
+# A PNG signature and header, then garbage: no decoder can read it.
+{ printf '\x89PNG\r\n\x1a\n'; head -c 600 /dev/urandom; } > docs/corrupt.png
+echo "not a scan" > docs/notes.txt
+echo "$out"
