@@ -11,13 +11,28 @@ struct CalendarTime: Sendable, Hashable {
         case zoned(tzid: String)
     }
 
-    var wall: LocalDateTime
-    var zone: Zone
+    /// The wall time in one word, as a large file holds two per occurrence: the year (signed) in
+    /// the top 16 bits, then month, day, hour, minute and second, 8 bits each.
+    private let packedWall: UInt64
+    let zone: Zone
     /// Seconds since 1970 UTC; for dates and floating times the wall time read as UTC, which
     /// orders them and places them in the window to within a day.
-    var instant: Int64
+    let instant: Int64
     /// Seconds east of UTC in effect at `wall` (0 unless zoned).
-    var offset: Int
+    let offset: Int
+
+    init(wall: LocalDateTime, zone: Zone, instant: Int64, offset: Int) {
+        var packed = UInt64(UInt16(truncatingIfNeeded: wall.year))
+        for part in [wall.month, wall.day, wall.hour, wall.minute, wall.second] { packed = packed << 8 | UInt64(UInt8(truncatingIfNeeded: part)) }
+        packedWall = packed << 8
+        self.zone = zone; self.instant = instant; self.offset = offset
+    }
+
+    var wall: LocalDateTime {
+        let part = { (shift: UInt64) in Int(packedWall >> shift & 0xFF) }
+        return LocalDateTime(year: Int(Int16(truncatingIfNeeded: packedWall >> 48)), month: part(40), day: part(32),
+                             hour: part(24), minute: part(16), second: part(8))
+    }
 
     var isDate: Bool { zone == .date }
     var isFloating: Bool { zone == .floating }
@@ -27,6 +42,7 @@ struct CalendarTime: Sendable, Hashable {
     /// for dates, and a wall time without offset for floating times. Written as bytes: a large
     /// calendar writes two per occurrence.
     var rfc3339: String {
+        let wall = wall
         var out: [UInt8] = []
         out.reserveCapacity(25)
         CalendarTime.write(wall.year, 4, &out); out.append(0x2D); CalendarTime.write(wall.month, 2, &out); out.append(0x2D)

@@ -66,8 +66,9 @@ struct FileRecord: Equatable {
                 return order != 0 ? order < 0 : a.count < b.count
             }
         } }
-        out.reserveCapacity(out.count + lines.count)
-        for span in spans { out.append(contentsOf: lines[span]) }
-        return Data(out)
+        var data = Data(capacity: out.count + lines.count)
+        data.append(contentsOf: out)
+        lines.withUnsafeBufferPointer { buffer in for span in spans { data.append(UnsafeBufferPointer(rebasing: buffer[span])) } }
+        return data
     }
 }
