@@ -46,7 +46,7 @@ for i in (1, 2, 3):
 out = json.load(open(f"{d}/out.json"))
 print(f"agent resync: {min(r[0] for r in runs):.2f} s wall (best of 3; all: {', '.join(f'{r[0]:.2f}' for r in runs)}), "
       f"{max(r[1] for r in runs):.0f} MB peak RSS, {runs[0][2]:.2f} s CPU; accepted {out['accepted']}, duplicates {out['duplicates']}")
-open(f"{d}/agent.txt", "w").write(f"{min(r[0] for r in runs):.2f} {max(r[1] for r in runs):.1f}")
+open(f"{d}/agent.txt", "w").write(f"{min(r[0] for r in runs):.2f} {max(r[1] for r in runs):.1f}\n")
 PY
 /usr/bin/time -f "%e %M" -o "$W/a/python.time" python3 bench/staypoints.py "$W/a/fixes.csv" > "$W/a/python.out"
 read -r py_s py_kb < "$W/a/python.time"; read -r agent_s agent_mb < "$W/a/agent.txt"

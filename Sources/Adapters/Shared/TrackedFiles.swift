@@ -112,11 +112,16 @@ struct TrackedFiles: Sendable {
             record.hash = hash
             record.refreshAfter = refreshAfter
             record.items.reserveCapacity(parsed.count)
-            for start in stride(from: 0, to: parsed.count, by: chunkSize) {
-                for item in parsed.make(start..<min(start + chunkSize, parsed.count)) {
+            // The next chunk is made while this one is recorded and queued.
+            let chunk = { (start: Int) in start < parsed.count ? Task { parsed.make(start..<min(start + chunkSize, parsed.count)) } : nil }
+            var making = chunk(0)
+            var start = 0
+            while let made = making {
+                start += chunkSize
+                making = chunk(start)
+                for item in await made.value {
                     let id = ItemKey(endpoint: item.endpoint, key: item.key)
-                    if record.items[id] == nil, old?.items[id] != item.version { ledger.queue(item) }
-                    record.items[id] = item.version ?? ""
+                    if record.items.updateValue(item.version ?? "", forKey: id) == nil, old?.items[id] != item.version { ledger.queue(item) }
                 }
                 try await ledger.commitIfFull()
             }
