@@ -67,7 +67,7 @@ wall_s = parts[-1] + (parts[-2] * 60 if len(parts) > 1 else 0)
 cpu = float(g("User time")) + float(g("System time"))
 n = sum(json.load(open(f"{out}/drain.json"))["delivered"].values())
 print(f"agent: {n} items in {wall_s:.2f} s wall = {n / wall_s:,.0f} items/s; agent CPU {cpu:.2f} s = {cpu / n * 1e6:.2f} us/item; peak RSS {g('Maximum resident')} kB")
-open(f"{out}/drain-agent.txt", "w").write(f"{cpu / n * 1e6:.2f} {int(g('Maximum resident')) / 1024:.1f} {n / wall_s:.0f}")
+open(f"{out}/drain-agent.txt", "w").write(f"{cpu / n * 1e6:.2f} {int(g('Maximum resident')) / 1024:.1f} {n / wall_s:.0f}\n")
 PY
 # The same 100 batches sent by curl (one process, keep-alive), as a shell script would.
 python3 - "$W/batches" <<'PY'
