@@ -44,22 +44,40 @@ echo
 echo "== the agent's parse + expand alone (its -vv line, 10 runs)"
 for _ in $(seq 10); do
     "$BIN" run -v -v --dry-run --config-dir "$W/config" --state-dir "$W/state" 2>&1 >/dev/null | grep 'parsed and expanded'
-done | sed -E 's/.*expanded in ([0-9.]+) ms, [0-9]+ items made in ([0-9.]+) ms/\1 \2/' > "$W/split.txt"
+done | sed -E 's/.*expanded in ([0-9.]+) ms, [0-9]+ items planned in ([0-9.]+) ms/\1 \2/' > "$W/split.txt"
 /usr/bin/time -v "$BIN" run --dry-run --config-dir "$W/config" --state-dir "$W/state" >/dev/null 2>"$OUT/calendar.time"
-python3 - "$OUT" "$W/split.txt" <<'PY'
-import json, statistics, sys
-out, split = sys.argv[1], sys.argv[2]
+# A whole `run` with fresh state: parse, queue every occurrence, deliver to the embedded node.
+for i in 1 2 3; do
+    rm -rf "$W/run-state"
+    /usr/bin/time -v "$BIN" run --config-dir "$W/config" --state-dir "$W/run-state" >/dev/null 2>"$OUT/calendar-run.time.$i"
+done
+python3 - "$OUT" "$W/split.txt" "$ROWS" <<'PY'
+import json, re, statistics, sys
+out, split, table = sys.argv[1], sys.argv[2], sys.argv[3]
 agent, c = (r["mean"] for r in json.load(open(f"{out}/calendar.json"))["results"])
 py = json.load(open(f"{out}/calendar-python.json"))["results"][0]["mean"]
 rows = [tuple(map(float, l.split())) for l in open(split)]
 parse = statistics.median(r[0] for r in rows) / 1000
 items = statistics.median(r[1] for r in rows) / 1000
 rss = next(l.split()[-1] for l in open(f"{out}/calendar.time") if "Maximum resident" in l)
-print(f"means: agent run --dry-run {agent:.3f} s, C {c:.3f} s, Python {py:.3f} s; agent parse+expand (median) {parse:.3f} s, then items {items:.3f} s")
+def timed(path):
+    t = open(path).read()
+    wall = [float(x) for x in re.search(r"Elapsed \(wall clock\).*: ([\d:.]+)", t).group(1).split(":")]
+    return wall[-1] + (wall[-2] * 60 if len(wall) > 1 else 0), int(re.search(r"Maximum resident.*: (\d+)", t).group(1))
+runs = [timed(f"{out}/calendar-run.time.{i}") for i in (1, 2, 3)]
+run_wall, run_rss = min(r[0] for r in runs), max(r[1] for r in runs)
+print(f"means: agent run --dry-run {agent:.3f} s, C {c:.3f} s, Python {py:.3f} s; agent parse+expand (median) {parse:.3f} s, then planning {items:.3f} s")
 print(f"  Python / agent parse+expand = {py / parse:.1f}x   Python / agent run --dry-run = {py / agent:.1f}x")
 print(f"  agent parse+expand / C = {parse / c:.2f}x   agent run --dry-run / C = {agent / c:.2f}x")
-print(f"  agent run --dry-run peak RSS {rss} kB")
+print(f"  agent run --dry-run peak RSS {rss} kB; whole run (fresh state, best of 3) {run_wall:.2f} s wall, peak RSS {run_rss} kB")
+ok = lambda good: "ok" if good else "MISSED"
+with open(table, "a") as f:
+    for row in (("calendar: 5000-event .ics, whole `run --dry-run`", f"{agent:.3f} s", f"libical C parse + expand {c:.3f} s ({agent / c:.2f}x)", "<= 2x C", ok(agent <= 2 * c)),
+                ("calendar: whole `run --dry-run` vs Python", f"{agent:.3f} s", f"recurring-ical-events {py:.3f} s ({py / agent:.1f}x)", ">= 10x faster", ok(py >= 10 * agent)),
+                ("calendar: whole `run` (fresh state), peak RSS", f"{run_rss / 1024:.1f} MB, {run_wall:.2f} s", f"libical C {c:.3f} s", "<= 40 MB", ok(run_rss <= 40 * 1024))):
+        f.write("\t".join(row) + "\n")
 PY
+bench_rows "$ROWS"
 }
 
 main 2>&1 | tee "$OUT/calendar.txt"

@@ -21,6 +21,6 @@ health_config() {
     printf '[Adapter]\nType=health\nPath=%s\n' "$1" > "$W/config/adapters.d/health.conf"
 }
 
-# bench_row WHAT OURS ANCHOR GOAL VERDICT: one row of the summary table `make bench` prints at the
-# end (bench/table.sh); OURS and ANCHOR were measured side by side in this run. VERDICT: ok|MISSED|-.
-bench_row() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >> "$OUT/table.tsv"; }
+. bench/row.sh
+# Rows a script's Python summary writes (bench_rows reads them at the end).
+ROWS=$W/rows.tsv

@@ -50,12 +50,22 @@ hyperfine -N --warmup 1 --runs 10 --export-json "$OUT/contacts-full.json" \
     -n "hearthloom-ingest run --dry-run (full parse, items printed as JSON)" "$BIN run --dry-run --config-dir $W/config-tree --state-dir $W/state" \
     -n "hearthloom-ingest run --dry-run, plain variant" "$BIN run --dry-run --config-dir $W/config-plain --state-dir $W/state" \
     -n "python vobject (readComponents + the same fields), plain variant" "$VENV/bin/python $W/vobject-parse.py $W/plain" 2>&1
-python3 - "$OUT/contacts-full.json" <<'PY'
-import json, sys
+rm -rf "$W/state"
+/usr/bin/time -v "$BIN" run --config-dir "$W/config-tree" --state-dir "$W/state" >/dev/null 2>"$OUT/contacts-run.time"
+python3 - "$OUT/contacts-full.json" "$OUT/contacts-run.time" "$ROWS" <<'PY'
+import json, re, sys
 run, dry, dry_plain, vob = (x for x in json.load(open(sys.argv[1]))["results"])
+rss = int(re.search(r"Maximum resident.*: (\d+)", open(sys.argv[2]).read()).group(1))
 f = lambda r: f"{r['mean']:.3f} s ± {r['stddev']:.3f} (min {r['min']:.3f}, user {r['user']:.3f})"
 print(f"full parse, 10 000 cards (means): agent run {f(run)}; agent --dry-run {f(dry)}; budget 0.5 s")
 print(f"  plain variant: agent --dry-run {f(dry_plain)}, vobject {f(vob)}: vobject / agent = {vob['mean'] / dry_plain['mean']:.1f}x")
+print(f"  whole run (fresh state) peak RSS {rss} kB")
+ok = lambda good: "ok" if good else "MISSED"
+with open(sys.argv[3], "a") as out:
+    for row in (("contacts: 10 000 vCards, `run --dry-run`", f"{dry['mean']:.3f} s", "-", "<= 0.5 s", ok(dry["mean"] <= 0.5)),
+                ("contacts: `run --dry-run` vs Python (plain variant)", f"{dry_plain['mean']:.3f} s", f"vobject {vob['mean']:.3f} s ({vob['mean'] / dry_plain['mean']:.1f}x)", "reported", "-"),
+                ("contacts: whole `run` (fresh state), peak RSS", f"{rss / 1024:.1f} MB, {run['mean']:.3f} s", "-", "<= 64 MB", ok(rss <= 64 * 1024))):
+        out.write("\t".join(row) + "\n")
 PY
 
 echo
@@ -65,11 +75,14 @@ rm -rf "$W/state"
 hyperfine -N --warmup 3 --runs 30 --export-json "$OUT/contacts-rescan.json" \
     -n "hearthloom-ingest run (unchanged)" "$BIN run --config-dir $W/config-tree --state-dir $W/state" \
     -n "find -newer (what a cron script does)" "find $W/tree -newer $W/state/state.db" 2>&1
-python3 - "$OUT/contacts-rescan.json" <<'PY'
+python3 - "$OUT/contacts-rescan.json" "$ROWS" <<'PY'
 import json, sys
 run, find = (x for x in json.load(open(sys.argv[1]))["results"])
 print(f"unchanged re-run, 1000 files: agent {run['mean'] * 1000:.1f} ms ± {run['stddev'] * 1000:.1f} (median {run['median'] * 1000:.1f} ms), find {find['mean'] * 1000:.1f} ms; budget 100 ms")
+with open(sys.argv[2], "a") as out:
+    out.write("\t".join(("contacts: unchanged re-run, 1000 files", f"{run['mean'] * 1000:.1f} ms", f"find -newer {find['mean'] * 1000:.1f} ms", "<= 100 ms", "ok" if run["mean"] <= 0.1 else "MISSED")) + "\n")
 PY
+bench_rows "$ROWS"
 }
 
 main 2>&1 | tee "$OUT/contacts.txt"

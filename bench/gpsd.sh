@@ -18,6 +18,8 @@ trap cleanup EXIT
 export PATH=/usr/sbin:$PATH
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # utime + stime, in clock ticks
+. bench/row.sh
+ROWS=$W/rows.tsv
 HZ=$(getconf CLK_TCK)
 
 main() {
@@ -44,8 +46,13 @@ for i in (1, 2, 3):
 out = json.load(open(f"{d}/out.json"))
 print(f"agent resync: {min(r[0] for r in runs):.2f} s wall (best of 3; all: {', '.join(f'{r[0]:.2f}' for r in runs)}), "
       f"{max(r[1] for r in runs):.0f} MB peak RSS, {runs[0][2]:.2f} s CPU; accepted {out['accepted']}, duplicates {out['duplicates']}")
+open(f"{d}/agent.txt", "w").write(f"{min(r[0] for r in runs):.2f} {max(r[1] for r in runs):.1f}\n")
 PY
-/usr/bin/time -f "%e s wall, %M kB peak RSS" python3 bench/staypoints.py "$W/a/fixes.csv" 2>&1 | sed 's/^/python reference: /'
+/usr/bin/time -f "%e %M" -o "$W/a/python.time" python3 bench/staypoints.py "$W/a/fixes.csv" > "$W/a/python.out"
+read -r py_s py_kb < "$W/a/python.time"; read -r agent_s agent_mb < "$W/a/agent.txt"
+echo "python reference: $(cat "$W/a/python.out"); $py_s s wall, $py_kb kB peak RSS"
+bench_row "gpsd: resync of 1 000 000 stored fixes into visits and trips" "$agent_s s" "the same rules in Python: $py_s s" "<= 2 s" "$(awk -v s="$agent_s" 'BEGIN {print s <= 2 ? "ok" : "MISSED"}')"
+bench_row "gpsd: that resync, peak RSS" "$agent_mb MB" "Python: $(awk -v k="$py_kb" 'BEGIN {printf "%.0f", k / 1024}') MB" "<= 64 MB" "$(awk -v m="$agent_mb" 'BEGIN {print m <= 64 ? "ok" : "MISSED"}')"
 
 echo
 echo "== b. watch following a real gpsd at 10 Hz (gpsfake, real time), CPU over 120 s of stream"
@@ -63,14 +70,21 @@ w0=$(cpu_ticks $WATCH); p0=$(cpu_ticks $PIPE)
 sleep 120
 w1=$(cpu_ticks $WATCH); p1=$(cpu_ticks $PIPE)
 fixes=$(grep -c '"TPV"' "$W/b/gpspipe.json" || true)
-python3 - "$w0" "$w1" "$p0" "$p1" "$HZ" "$fixes" <<'PY'
+watch_kb=$(awk '/VmHWM/ {print $2}' "/proc/$WATCH/status")
+python3 - "$w0" "$w1" "$p0" "$p1" "$HZ" "$fixes" "$watch_kb" "$ROWS" <<'PY'
 import sys
-w0, w1, p0, p1, hz, fixes = (float(x) for x in sys.argv[1:])
+w0, w1, p0, p1, hz, fixes, watch_kb = (float(x) for x in sys.argv[1:8])
+cpu = {}
 for name, a, b in (("agent watch", w0, w1), ("gpspipe -w", p0, p1)):
-    cpu = (b - a) / hz
-    print(f"{name}: {cpu:.2f} s CPU in 120 s = {cpu / 120 * 100:.2f} % of one core = {cpu * 30:.1f} CPU s per hour of 10 Hz stream")
-print(f"({fixes:.0f} TPV reports reached gpspipe in the whole run)")
+    cpu[name] = (b - a) / hz
+    print(f"{name}: {cpu[name]:.2f} s CPU in 120 s = {cpu[name] / 120 * 100:.2f} % of one core = {cpu[name] * 30:.1f} CPU s per hour of 10 Hz stream")
+print(f"({fixes:.0f} TPV reports reached gpspipe in the whole run); agent watch peak RSS {watch_kb:.0f} kB")
+share = cpu["agent watch"] / 120 * 100
+with open(sys.argv[8], "a") as f:
+    f.write("\t".join(("gpsd: `watch` following gpsd at 10 Hz, CPU", f"{share:.2f} % of a core", f"gpspipe -w {cpu['gpspipe -w'] / 120 * 100:.2f} %", "<= 2 %", "ok" if share <= 2 else "MISSED")) + "\n")
+    f.write("\t".join(("gpsd: that `watch`, peak RSS", f"{watch_kb / 1024:.1f} MB", "-", "<= 64 MB", "ok" if watch_kb <= 64 * 1024 else "MISSED")) + "\n")
 PY
+bench_rows "$ROWS"
 kill "$WATCH" "$PIPE" 2>/dev/null || true
 }
 

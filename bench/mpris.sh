@@ -37,6 +37,7 @@ waits() {        # waits STRACE_SUMMARY: returns from blocking waits
     awk '$NF ~ /^(poll|ppoll|epoll_wait|epoll_pwait|futex|nanosleep|clock_nanosleep)$/ {n += $4} END {print n + 0}' "$1"
 }
 tick=$(getconf CLK_TCK)
+. bench/row.sh
 
 main() {
 echo "== machine"; { nproc; grep -m1 'model name' /proc/cpuinfo; date -u +%FT%TZ; "$BIN" --version; mpv --version | sed -n 1p; playerctl --version; }
@@ -107,6 +108,11 @@ for who in "hearthloom-ingest watch:$w0:$w1:$wc0:$wc1" "playerctl --follow:$p0:$
         'BEGIN {printf "%-24s %d wakeups (%.1f per track), CPU %.2f s = %.2f CPU s per hour of playback\n", n ":", s, s / k, c / t, c / t / h}'
 done
 echo "(~$tracks tracks of 240 s played; $plays plays at the node; CPU is counted in ${tick} Hz ticks)"
+watch_kb=$(awk '/VmHWM/ {print $2}' "/proc/$WATCH/status")
+echo "hearthloom-ingest watch peak RSS: $watch_kb kB"
+per_hour() { awk -v c="$1" -v t="$tick" -v h="$hours" 'BEGIN {printf "%.2f", c / t / h}'; }
+bench_row "mpris: \`watch\` beside 3 playing mpv, CPU per hour of playback" "$(per_hour $((wc1 - wc0))) s" "playerctl --follow: $(per_hour $((pc1 - pc0))) s" "reported" "-"
+bench_row "mpris: that \`watch\`, peak RSS" "$(awk -v k="$watch_kb" 'BEGIN {printf "%.1f MB", k / 1024}')" "-" "<= 64 MB" "$([ "$watch_kb" -le 65536 ] && echo ok || echo MISSED)"
 "$BIN" status --config-dir "$W/config" --state-dir "$W/state" | grep -E '^ *music' || true
 }
 

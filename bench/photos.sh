@@ -13,6 +13,8 @@ OUT=$PWD/bench/out
 mkdir -p "$OUT"
 W=$(mktemp -d /tmp/hl-photos.XXXXXX)
 trap 'rm -rf "$W"' EXIT
+. bench/row.sh
+ROWS=$W/rows.tsv
 
 rss_kb() { grep 'Maximum resident' "$1" | awk '{print $NF}'; }
 wall_s() { grep 'Elapsed (wall clock)' "$1" | awk '{print $NF}' | awk -F: '{s=0; for (i=1; i<=NF; i++) s=s*60+$i; printf "%.2f", s}'; }
@@ -73,9 +75,14 @@ hyperfine -N --runs 3 --export-json "$OUT/photos-full.json" \
     -n "hearthloom-ingest run --dry-run (full scan, items printed as JSON, like exiftool)" "$BIN run --dry-run --config-dir $A/config --state-dir $A/state" \
     -n "exiftool -fast2 -json -r" "exiftool -fast2 -n -json -r -GPSLatitude -GPSLongitude -DateTimeOriginal $A/tree" \
     -n "floor: nftw + open + pread 64 KiB + close (C)" "$W/floor $A/tree" 2>&1
-python3 - "$OUT/photos-full.json" <<'PY'
+python3 - "$OUT/photos-full.json" "$ROWS" <<'PY'
 import json, sys
 agent, dry, exif, floor = (x["mean"] for x in json.load(open(sys.argv[1]))["results"])
+ok = lambda good: "ok" if good else "MISSED"
+with open(sys.argv[2], "a") as f:
+    for row in (("photos: 10 000 JPEGs, whole `run` (fresh state, queued + delivered)", f"{agent:.3f} s", f"exiftool -fast2 {exif:.3f} s ({exif / agent:.1f}x)", ">= 100x exiftool", ok(exif >= 100 * agent)),
+                ("photos: whole `run` vs the C floor", f"{agent:.3f} s", f"walk + open + pread 64 KiB {floor:.3f} s ({agent / floor:.2f}x)", "<= 2x floor", ok(agent <= 2 * floor))):
+        f.write("\t".join(row) + "\n")
 print(f"full scan, 10 000 files (means): agent run {agent:.3f} s, agent --dry-run {dry:.3f} s, exiftool {exif:.3f} s, floor {floor:.3f} s")
 print(f"  exiftool / agent run = {exif / agent:.1f}x   exiftool / agent --dry-run = {exif / dry:.1f}x   agent run / floor = {agent / floor:.1f}x   dry-run / floor = {dry / floor:.1f}x")
 print(f"  agent run {agent / 10000 * 1e6:.0f} us/file, dry-run {dry / 10000 * 1e6:.0f} us/file, exiftool {exif / 10000 * 1e6:.0f} us/file, floor {floor / 10000 * 1e6:.0f} us/file")
@@ -88,16 +95,22 @@ B=$W/b; generate 100000 "$B/tree" 0
 config "$B/config" "$B/tree"
 /usr/bin/time -v "$BIN" run --json --config-dir "$B/config" --state-dir "$B/state" >"$W/first.json" 2>"$OUT/photos-first.time"
 echo "first run (fills the anchors): $(queued < "$W/first.json") items queued, $(wall_s "$OUT/photos-first.time") s wall, peak RSS $(rss_kb "$OUT/photos-first.time") kB"
+first_rss=$(rss_kb "$OUT/photos-first.time")
+printf '%s\t%s\t%s\t%s\t%s\n' "photos: first \`run\` over 100 000 files, peak RSS" "$(awk -v k="$first_rss" 'BEGIN {printf "%.1f MB", k / 1024}'), $(wall_s "$OUT/photos-first.time") s" "-" "<= 64 MB" \
+    "$([ "$first_rss" -le 65536 ] && echo ok || echo MISSED)" >> "$ROWS"
 hyperfine -N --warmup 2 --runs 10 --export-json "$OUT/photos-rescan.json" \
     -n "hearthloom-ingest run (unchanged re-scan)" "$BIN run --config-dir $B/config --state-dir $B/state" \
     -n "find -printf '%s %T@' (stat every file)" "find $B/tree -printf '%s %T@\n'" 2>&1
-python3 - "$OUT/photos-rescan.json" <<'PY'
+python3 - "$OUT/photos-rescan.json" "$ROWS" <<'PY'
 import json, sys
 agent, find = (x["mean"] for x in json.load(open(sys.argv[1]))["results"])
+with open(sys.argv[2], "a") as f:
+    f.write("\t".join(("photos: unchanged re-scan, 100 000 files", f"{agent:.3f} s", f"find -printf {find:.3f} s ({agent / find:.2f}x)", "<= 1.5x find", "ok" if agent <= 1.5 * find else "MISSED")) + "\n")
 print(f"unchanged re-scan, 100 000 files (means): agent {agent:.3f} s, find {find:.3f} s; agent / find = {agent / find:.1f}x ({agent / 100000 * 1e6:.1f} us/file)")
 PY
 /usr/bin/time -v "$BIN" run --json --config-dir "$B/config" --state-dir "$B/state" >"$W/rescan.json" 2>"$OUT/photos-rescan.time"
 echo "one unchanged re-scan: $(queued < "$W/rescan.json") items queued, $(wall_s "$OUT/photos-rescan.time") s wall, peak RSS $(rss_kb "$OUT/photos-rescan.time") kB"
+bench_rows "$ROWS"
 }
 
 main 2>&1 | tee "$OUT/photos.txt"

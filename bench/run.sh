@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 BIN=$PWD/.build/release/hearthloom-ingest
 OUT=$PWD/bench/out
 rm -rf "$OUT"; mkdir -p "$OUT"
+. bench/row.sh
 W=$(mktemp -d /tmp/hl-bench.XXXXXX)
 NODE_PID=
 cleanup() { [ -n "$NODE_PID" ] && kill "$NODE_PID" 2>/dev/null; rm -rf "$W"; }
@@ -40,6 +41,14 @@ hyperfine -N -w 5 -r 50 --export-json "$OUT/idle.json" \
     -n "find -newer (what a cron script does)" "find $D/config -newer $D/state/state.db" 2>&1 | tee "$OUT/idle.txt"
 /usr/bin/time -v "$BIN" run --config-dir "$D/config" --state-dir "$D/state" >/dev/null 2>"$OUT/idle.time"
 echo "idle run peak RSS: $(rss_kb "$OUT/idle.time") kB" | tee -a "$OUT/idle.txt"
+python3 - "$OUT/idle.json" "$(rss_kb "$OUT/idle.time")" "$W/rows.tsv" <<'PY'
+import json, sys
+agent, find = (r["median"] * 1000 for r in json.load(open(sys.argv[1]))["results"])
+kb = int(sys.argv[2])
+with open(sys.argv[3], "a") as f:
+    f.write("\t".join(("idle `run`, nothing new (demo config, embedded node)", f"{agent:.1f} ms median, {kb / 1024:.1f} MB",
+                       f"find -newer {find:.1f} ms", "<= 25 ms, <= 20 MB", "ok" if agent <= 25 and kb <= 20 * 1024 else "MISSED")) + "\n")
+PY
 
 echo "== 2. drain 100 000 queued items to the test node on loopback"
 D=$W/drain; paired "$D" "http://127.0.0.1:9" bench-token
@@ -58,6 +67,7 @@ wall_s = parts[-1] + (parts[-2] * 60 if len(parts) > 1 else 0)
 cpu = float(g("User time")) + float(g("System time"))
 n = sum(json.load(open(f"{out}/drain.json"))["delivered"].values())
 print(f"agent: {n} items in {wall_s:.2f} s wall = {n / wall_s:,.0f} items/s; agent CPU {cpu:.2f} s = {cpu / n * 1e6:.2f} us/item; peak RSS {g('Maximum resident')} kB")
+open(f"{out}/drain-agent.txt", "w").write(f"{cpu / n * 1e6:.2f} {int(g('Maximum resident')) / 1024:.1f} {n / wall_s:.0f}\n")
 PY
 # The same 100 batches sent by curl (one process, keep-alive), as a shell script would.
 python3 - "$W/batches" <<'PY'
@@ -71,6 +81,10 @@ PY
 args=(); for b in $(seq 0 99); do args+=(-s -o /dev/null -H "Authorization: Bearer bench-token" -H "Content-Type: application/json" --data-binary "@$W/batches/$b.json" "http://127.0.0.1:$PORT/v1/ingest/capture" --next); done
 /usr/bin/time -v curl "${args[@]}" 2>"$OUT/curl.time" >/dev/null || true
 echo "curl:  100000 items in $(grep Elapsed "$OUT/curl.time" | awk '{print $NF}') wall; CPU $(cpu_s "$OUT/curl.time") s = $(awk -v c="$(cpu_s "$OUT/curl.time")" 'BEGIN{printf "%.2f", c/100000*1e6}') us/item; peak RSS $(rss_kb "$OUT/curl.time") kB (batches pre-built, no queue, no retries)" | tee -a "$OUT/drain.txt"
+read -r us_item drain_mb items_s < "$OUT/drain-agent.txt"
+curl_us=$(awk -v c="$(cpu_s "$OUT/curl.time")" 'BEGIN{printf "%.2f", c/100000*1e6}')
+printf '%s\t%s\t%s\t%s\t%s\n' "drain 100 000 queued captures to the test node, agent CPU" "$us_item us/item ($items_s items/s), $drain_mb MB" \
+    "curl, pre-built batches: $curl_us us/item" "<= 3 us/item, <= 50 MB" "$(awk -v u="$us_item" -v m="$drain_mb" 'BEGIN {print u <= 3 && m <= 50 ? "ok" : "MISSED"}')" >> "$W/rows.tsv"
 
 echo "== 3. capture: start to durable"
 D=$W/cap; mkdir -p "$D/config"
@@ -87,11 +101,20 @@ hyperfine -N -w 10 -r 200 --export-json "$OUT/capture.json" \
 # hyperfine times the whole command (durable, then sending); this measures only start-to-durable.
 python3 bench/durable.py "$BIN" "$D/config" "$D/state" 200 | sed 's/^/embedded node: /' | tee -a "$OUT/capture.txt"
 python3 bench/durable.py "$BIN" "$W/cap-node/config" "$W/cap-node/state" 200 | sed 's/^/node on loopback: /' | tee -a "$OUT/capture.txt"
-python3 - "$OUT/capture.json" <<'PY' | tee -a "$OUT/capture.txt"
-import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
+python3 - "$OUT/capture.json" "$OUT/capture.txt" "$W/rows.tsv" <<'PY' | tee -a "$OUT/capture.txt"
+import json, re, sys
+results = json.load(open(sys.argv[1]))["results"]
+for r in results:
     print(f"median {r['median']*1000:6.2f} ms  {r['command']}")
+durable = re.search(r"embedded node: .*?median ([\d.]+) ms", open(sys.argv[2]).read())
+sqlite = results[2]["median"] * 1000
+with open(sys.argv[3], "a") as f:
+    if durable:
+        ms = float(durable.group(1))
+        f.write("\t".join(("`capture`, start to durable (embedded node, median of 200)", f"{ms:.2f} ms", f"sqlite3 insert, synchronous=FULL (whole command): {sqlite:.2f} ms",
+                           "<= 5 ms", "ok" if ms <= 5 else "MISSED")) + "\n")
 PY
+bench_rows "$W/rows.tsv"
 echo
 bench/photos.sh
 bench/contacts.sh

@@ -12,6 +12,7 @@ static void cical_load_once(void) {
     CICAL_SYM(errors_are_fatal, "icalerror_set_errors_are_fatal");
     CICAL_SYM(parse_string, "icalparser_parse_string");
     CICAL_SYM(component_free, "icalcomponent_free");
+    CICAL_SYM(remove_component, "icalcomponent_remove_component");
     CICAL_SYM(component_isa, "icalcomponent_isa");
     CICAL_SYM(first_component, "icalcomponent_get_first_component");
     CICAL_SYM(next_component, "icalcomponent_get_next_component");

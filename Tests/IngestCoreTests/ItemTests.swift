@@ -29,3 +29,21 @@ struct ItemTests {
         #expect(Item(endpoint: .capture, key: "k", versioned: false, fields: ["text": "x"]).json == Array(#"{"key":"k","text":"x"}"#.utf8))
     }
 }
+
+struct ItemTemplateTests {
+    @Test func aTemplatesItemIsTheItemOfAllItsFields() {
+        let shared: [String: JSONValue] = ["uid": "u", "title": "Team \"sync\"", "tzid": .null, "attendees": [["email": "a@b"]], "all_day": false, "zz": 1]
+        let template = ItemTemplate(endpoint: .calendar, shared: shared, varying: ["end", "start"])
+        let made = template.item(key: "u/20250101T090000Z", ["2025-01-01T10:00:00+01:00", "2025-01-01T09:00:00+01:00"])
+        var fields = shared
+        fields["end"] = "2025-01-01T10:00:00+01:00"
+        fields["start"] = "2025-01-01T09:00:00+01:00"
+        let plain = Item(endpoint: .calendar, key: "u/20250101T090000Z", fields: fields)
+        #expect(made.version == plain.version)
+        #expect(String(decoding: made.json, as: UTF8.self) == String(decoding: plain.json, as: UTF8.self))
+        #expect(made.fields == plain.fields)
+        #expect(made == plain)
+        let withNull = template.item(key: "k", [.null, "2025-01-01"])
+        #expect(withNull.fields["end"] == nil && withNull == Item(endpoint: .calendar, key: "k", fields: shared.merging(["start": "2025-01-01"]) { a, _ in a }))
+    }
+}

@@ -73,7 +73,7 @@ public struct CalendarAdapter: DeviceAdapter {
             ?? (uids.count == 1 && !namedDirectly ? folder.lastPathComponent : stem)
         let made = CalendarItems(collection: collection, limits: limits, lookAhead: lookAhead).make(contents.components)
         Log.debug("\(path): \(contents.components.count) components parsed and expanded in \(milliseconds(parsed - started)) ms, "
-                  + "\(made.items.count) items made in \(milliseconds(clock.now - parsed)) ms")
+                  + "\(made.items.count) items planned in \(milliseconds(clock.now - parsed)) ms")
         return .parsed(made.items, warnings: contents.problems, refreshAfter: made.refreshAt.map { Date(timeIntervalSince1970: Double($0)) },
                        retained: made.retained)
     }

@@ -1,9 +1,8 @@
 import Dispatch
 import IngestCore
-import Synchronization
 
 /// The `calendar` and `reminders` items of one file's components (docs/node-api.md).
-struct CalendarItems {
+struct CalendarItems: Sendable {
     /// The collection's name: `calendar` of events, `list` of to-dos.
     let collection: String
     let limits: RecurrenceLimits
@@ -11,17 +10,12 @@ struct CalendarItems {
     let lookAhead: Int64
 
     /// Items, plus the moment (seconds since 1970) from which the file must be read again because
-    /// an occurrence it holds then enters the window.
-    func make(_ components: [CalendarComponent]) -> (items: [Item], refreshAt: Int64?, retained: [ItemKey]) {
-        var items: [Item] = []
+    /// an occurrence it holds then enters the window. Events are made a chunk at a time as they
+    /// are asked for, from a plan of small values (which component, which occurrence).
+    func make(_ components: [CalendarComponent]) -> (items: TrackedFiles.FileItems, refreshAt: Int64?, retained: [ItemKey]) {
+        var reminders: [Item] = []
         var retained: [ItemKey] = []
-        var occurrences: [Occurrence] = []
-        // The fields an event's occurrences share, made once per component.
-        var shared: [Int: [String: JSONValue]] = [:]
-        func event(_ index: Int, start: CalendarTime, end: CalendarTime, key: String, recurring: Bool) {
-            if shared[index] == nil { shared[index] = sharedFields(components[index], start: start, recurring: recurring) }
-            occurrences.append(Occurrence(component: index, start: start, end: end, key: key))
-        }
+        var plan = EventPlan(components: components, items: self)
         var firstOutside: Int64?
         func outside(_ instant: Int64) { firstOutside = min(firstOutside ?? .max, instant) }
 
@@ -34,26 +28,23 @@ struct CalendarItems {
         for (index, component) in components.enumerated() {
             switch component.kind {
             case .todo:
-                items.append(reminder(component))
+                reminders.append(reminder(component))
             case .event where component.recurrenceID != nil:
                 continue                                         // placed with (or after) its series below
             case .event:
                 guard let series = component.series else {
-                    guard let start = component.start, let end = component.end else { continue }
-                    if start.instant <= limits.windowEnd { event(index, start: start, end: end, key: component.uid, recurring: false) }
-                    else { outside(start.instant) }
+                    guard let start = component.start, component.end != nil else { continue }
+                    if start.instant <= limits.windowEnd { plan.add(fields: index, zone: start) } else { outside(start.instant) }
                     continue
                 }
                 if let next = series.nextAfterWindow { outside(next) }
                 retained += series.beyondCap.map { ItemKey(endpoint: .calendar, key: "\(component.uid)/\($0.recurrenceKey)") }
-                for occurrence in series.occurrences {
-                    let id = OverrideID(uid: component.uid, instant: occurrence.start.instant)
-                    let key = "\(component.uid)/\(occurrence.start.recurrenceKey)"
-                    if let override = overrides[component.uid]?[occurrence.start.instant], let start = components[override].start, let end = components[override].end {
-                        replaced.insert(id)
-                        event(override, start: start, end: end, key: key, recurring: true)
+                for (i, occurrence) in series.occurrences.enumerated() {
+                    if let override = overrides[component.uid]?[occurrence.start.instant], let start = components[override].start, components[override].end != nil {
+                        replaced.insert(OverrideID(uid: component.uid, instant: occurrence.start.instant))
+                        plan.add(fields: override, zone: start, occurrence: (index, i))
                     } else {
-                        event(index, start: occurrence.start, end: occurrence.end, key: key, recurring: true)
+                        plan.add(fields: index, zone: occurrence.start, occurrence: (index, i))
                     }
                 }
             }
@@ -61,40 +52,17 @@ struct CalendarItems {
         // Overrides of occurrences the series did not give (beyond the cap or window, or no master
         // in this file) stand on their own, by their own start.
         for (index, component) in components.enumerated() where component.kind == .event {
-            guard let id = component.recurrenceID, let start = component.start, let end = component.end,
+            guard let id = component.recurrenceID, let start = component.start, component.end != nil,
                   !replaced.contains(OverrideID(uid: component.uid, instant: id.instant)) else { continue }
-            if start.instant <= limits.windowEnd { event(index, start: start, end: end, key: "\(component.uid)/\(id.recurrenceKey)", recurring: true) }
-            else { outside(start.instant) }
+            if start.instant <= limits.windowEnd { plan.add(fields: index, zone: start) } else { outside(start.instant) }
         }
-        return (items + CalendarItems.build(occurrences, shared: shared), firstOutside.map { $0 - lookAhead }, retained)
-    }
-
-    /// One `calendar` item to make: its component's shared fields plus its own.
-    private struct Occurrence: Sendable {
-        var component: Int
-        var start: CalendarTime
-        var end: CalendarTime
-        var key: String
-    }
-
-    /// Makes the items (a JSON encoding and a hash each, the bulk of a large file's cost) on every
-    /// core when there are enough of them; in the order given.
-    private static func build(_ occurrences: [Occurrence], shared: [Int: [String: JSONValue]]) -> [Item] {
-        @Sendable func item(_ o: Occurrence) -> Item {
-            var fields = shared[o.component] ?? [:]
-            fields["start"] = .string(o.start.rfc3339)
-            fields["end"] = .string(o.end.rfc3339)
-            return Item(endpoint: .calendar, key: o.key, fields: fields)
+        let (events, todos) = (plan, reminders)
+        let items = TrackedFiles.FileItems(count: todos.count + events.count) { range in
+            let r = todos.count
+            return Array(todos[min(range.lowerBound, r)..<min(range.upperBound, r)])
+                + events.items(max(range.lowerBound, r) - r..<max(range.upperBound, r) - r)
         }
-        let chunk = 1024
-        guard occurrences.count > chunk else { return occurrences.map(item) }
-        let chunks = (occurrences.count + chunk - 1) / chunk
-        let results = Locked([[Item]](repeating: [], count: chunks))
-        DispatchQueue.concurrentPerform(iterations: chunks) { i in
-            let made = occurrences[(i * chunk)..<min((i + 1) * chunk, occurrences.count)].map(item)
-            results.withLock { $0[i] = made }
-        }
-        return results.withLock { $0.flatMap { $0 } }
+        return (items, firstOutside.map { $0 - lookAhead }, retained)
     }
 
     private struct OverrideID: Hashable {
@@ -103,7 +71,7 @@ struct CalendarItems {
     }
 
     /// Every field of an event's item but `start` and `end`; `start` tells how its times are written.
-    private func sharedFields(_ c: CalendarComponent, start: CalendarTime, recurring: Bool) -> [String: JSONValue] {
+    fileprivate func sharedFields(_ c: CalendarComponent, start: CalendarTime, recurring: Bool) -> [String: JSONValue] {
         [
             "uid": .string(c.uid),
             "title": .string(c.title ?? ""),
@@ -138,5 +106,71 @@ struct CalendarItems {
         if withRole, let role = p.role { fields["role"] = .string(role) }
         if withRole, let partstat = p.partstat { fields["partstat"] = .string(partstat) }
         return .object(fields)
+    }
+}
+
+/// The `calendar` items of a file as a plan: per item, the component whose fields it has (an
+/// override's, or the event's own) and the series occurrence it is, if any (its key, and its times
+/// unless overridden). Items are made from it a range at a time; the occurrences of one component
+/// share an ``ItemTemplate``, so each encodes only its start, end, key and version.
+private struct EventPlan: Sendable {
+    private struct Planned: Sendable {
+        var fields: Int32
+        var series: Int32
+        var occurrence: Int32
+    }
+
+    let components: [CalendarComponent]
+    let items: CalendarItems
+    private var planned: [Planned] = []
+    /// Per component with items, the start whose zone its items' `all_day`, `time_floating` and
+    /// `tzid` tell: that of its first item.
+    private var zones: [Int: CalendarTime] = [:]
+
+    init(components: [CalendarComponent], items: CalendarItems) { self.components = components; self.items = items }
+
+    var count: Int { planned.count }
+
+    mutating func add(fields: Int, zone: CalendarTime, occurrence: (series: Int, index: Int)? = nil) {
+        if zones[fields] == nil { zones[fields] = zone }
+        planned.append(Planned(fields: Int32(fields), series: Int32(occurrence?.series ?? -1), occurrence: Int32(occurrence?.index ?? 0)))
+    }
+
+    /// The items of `range`, half on each of two cores when there are enough (the next chunk's
+    /// items are made while the last is committed, so the commit's core is busy only part of the time).
+    func items(_ range: Range<Int>) -> [Item] {
+        guard range.count >= 256 else { return made(range) }
+        let middle = range.lowerBound + range.count / 2
+        let halves = Locked<[[Item]]>([[], []])
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            let part = made(i == 0 ? range.lowerBound..<middle : middle..<range.upperBound)
+            halves.withLock { $0[i] = part }
+        }
+        return halves.withLock { $0[0] + $0[1] }
+    }
+
+    private func made(_ range: Range<Int>) -> [Item] {
+        var templates: [Int32: ItemTemplate] = [:]
+        return planned[range].map { p in
+            let fields = Int(p.fields)
+            let template = templates[p.fields] ?? {
+                let recurring = components[fields].series != nil || components[fields].recurrenceID != nil
+                let made = ItemTemplate(endpoint: .calendar, shared: items.sharedFields(components[fields], start: zones[fields]!, recurring: recurring),
+                                        varying: ["end", "start"])
+                templates[p.fields] = made
+                return made
+            }()
+            let start: CalendarTime, end: CalendarTime, key: String
+            if p.series >= 0 {
+                let series = Int(p.series), occurrence = Int(p.occurrence)
+                let times = components[series].series!.occurrences[occurrence]
+                (start, end) = series == fields ? (times.start, times.end) : (components[fields].start!, components[fields].end!)
+                key = components[series].uid + "/" + times.start.recurrenceKey
+            } else {
+                (start, end) = (components[fields].start!, components[fields].end!)
+                key = components[fields].recurrenceID.map { components[fields].uid + "/" + $0.recurrenceKey } ?? components[fields].uid
+            }
+            return template.item(key: key, [.string(end.rfc3339), .string(start.rfc3339)])
+        }
     }
 }

@@ -11,39 +11,82 @@ struct CalendarTime: Sendable, Hashable {
         case zoned(tzid: String)
     }
 
-    var wall: LocalDateTime
-    var zone: Zone
+    /// The wall time in one word, as a large file holds two per occurrence: the year (signed) in
+    /// the top 16 bits, then month, day, hour, minute and second, 8 bits each.
+    private let packedWall: UInt64
+    let zone: Zone
     /// Seconds since 1970 UTC; for dates and floating times the wall time read as UTC, which
     /// orders them and places them in the window to within a day.
-    var instant: Int64
+    let instant: Int64
     /// Seconds east of UTC in effect at `wall` (0 unless zoned).
-    var offset: Int
+    let offset: Int
+
+    init(wall: LocalDateTime, zone: Zone, instant: Int64, offset: Int) {
+        var packed = UInt64(UInt16(truncatingIfNeeded: wall.year))
+        for part in [wall.month, wall.day, wall.hour, wall.minute, wall.second] { packed = packed << 8 | UInt64(UInt8(truncatingIfNeeded: part)) }
+        packedWall = packed << 8
+        self.zone = zone; self.instant = instant; self.offset = offset
+    }
+
+    var wall: LocalDateTime {
+        let part = { (shift: UInt64) in Int(packedWall >> shift & 0xFF) }
+        return LocalDateTime(year: Int(Int16(truncatingIfNeeded: packedWall >> 48)), month: part(40), day: part(32),
+                             hour: part(24), minute: part(16), second: part(8))
+    }
 
     var isDate: Bool { zone == .date }
     var isFloating: Bool { zone == .floating }
     var tzid: String? { if case .zoned(let tzid) = zone { return tzid }; return nil }
 
     /// RFC 3339 as the node takes it: `2025-03-30T10:00:00+02:00`, `…Z`, a bare `2025-03-30`
-    /// for dates, and a wall time without offset for floating times.
+    /// for dates, and a wall time without offset for floating times. Written as bytes: a large
+    /// calendar writes two per occurrence.
     var rfc3339: String {
-        let date = CivilCalendar.dateText(year: wall.year, month: wall.month, day: wall.day)
-        if isDate { return date }
-        let time = "\(date)T\(pad(wall.hour)):\(pad(wall.minute)):\(pad(wall.second))"
-        switch zone {
-        case .date, .floating: return time
-        case .utc: return time + "Z"
-        case .zoned: return time + CivilCalendar.offsetText(offset)
+        let wall = wall
+        var out: [UInt8] = []
+        out.reserveCapacity(25)
+        CalendarTime.write(wall.year, 4, &out); out.append(0x2D); CalendarTime.write(wall.month, 2, &out); out.append(0x2D)
+        CalendarTime.write(wall.day, 2, &out)
+        if !isDate {
+            out.append(UInt8(ascii: "T")); CalendarTime.writeClock(wall, separated: true, &out)
+            switch zone {
+            case .date, .floating: break
+            case .utc: out.append(UInt8(ascii: "Z"))
+            case .zoned:
+                let minutes = abs(offset) / 60
+                out.append(offset < 0 ? 0x2D : 0x2B); CalendarTime.write(minutes / 60, 2, &out); out.append(0x3A); CalendarTime.write(minutes % 60, 2, &out)
+            }
         }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The RECURRENCE-ID form of a key (docs/node-api.md): `YYYYMMDDTHHMMSSZ` in UTC for timed
     /// occurrences, `YYYYMMDD` for all-day ones, `YYYYMMDDTHHMMSS` for floating ones.
     var recurrenceKey: String {
-        switch zone {
-        case .date: return "\(pad(wall.year, 4))\(pad(wall.month))\(pad(wall.day))"
-        case .floating: return compact(wall)
-        case .utc, .zoned: return compact(CalendarTime.utcWall(instant)) + "Z"
-        }
+        let t = zone == .date || zone == .floating ? wall : CalendarTime.utcWall(instant)
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        CalendarTime.write(t.year, 4, &out); CalendarTime.write(t.month, 2, &out); CalendarTime.write(t.day, 2, &out)
+        if zone != .date { out.append(UInt8(ascii: "T")); CalendarTime.writeClock(t, separated: false, &out) }
+        if zone != .date && zone != .floating { out.append(UInt8(ascii: "Z")) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits.
+    private static func write(_ value: Int, _ width: Int, _ out: inout [UInt8]) {
+        if value < 0 { out.append(0x2D) }
+        let v = value.magnitude
+        var digits = 1, scale: UInt = 1
+        while v / scale >= 10 { scale *= 10; digits += 1 }
+        for _ in digits..<max(digits, width) { out.append(48) }
+        while scale > 0 { out.append(UInt8(48 + v / scale % 10)); scale /= 10 }
+    }
+
+    /// `HH:MM:SS`, or `HHMMSS` unseparated.
+    private static func writeClock(_ t: LocalDateTime, separated: Bool, _ out: inout [UInt8]) {
+        write(t.hour, 2, &out); if separated { out.append(0x3A) }
+        write(t.minute, 2, &out); if separated { out.append(0x3A) }
+        write(t.second, 2, &out)
     }
 
     /// The wall time of `instant` in UTC.
@@ -59,10 +102,4 @@ struct CalendarTime: Sendable, Hashable {
         Int64(CivilCalendar.days(year: wall.year, month: wall.month, day: wall.day)) * 86_400
             + Int64(wall.hour * 3600 + wall.minute * 60 + wall.second)
     }
-
-    private func compact(_ t: LocalDateTime) -> String {
-        "\(pad(t.year, 4))\(pad(t.month))\(pad(t.day))T\(pad(t.hour))\(pad(t.minute))\(pad(t.second))"
-    }
-
-    private func pad(_ n: Int, _ width: Int = 2) -> String { CivilCalendar.pad(n, width) }
 }

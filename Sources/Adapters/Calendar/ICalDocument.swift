@@ -46,9 +46,44 @@ final class ICalDocument {
 
     deinit { cical_component_free(root) }
 
-    /// Reads `bytes` and expands every series within `limits`.
+    /// Reads `bytes` and expands every series within `limits`: a piece at a time (``ICalPieces``)
+    /// when the text can be cut, else whole; a piece libical cannot read has the text read whole.
     static func read(_ bytes: [UInt8], limits: RecurrenceLimits) throws(ICalError) -> ICalendarContents {
-        try ICalDocument(bytes).contents(limits: limits, beginLines: beginLines(bytes))
+        var reading = Reading(limits: limits, beginLines: beginLines(bytes))
+        if let pieces = ICalPieces(bytes) {
+            do throws(ICalError) {
+                try pieces.eachPiece { (piece) throws(ICalError) in try ICalDocument(piece).read(into: &reading) }
+                return reading.finish()
+            } catch {
+                if case .libraryUnavailable = error { throw error }
+                reading = Reading(limits: limits, beginLines: reading.beginLines)
+            }
+        }
+        try ICalDocument(bytes).read(into: &reading)
+        return reading.finish()
+    }
+
+    /// What the components read so far gave, across the pieces of one text.
+    struct Reading {
+        let limits: RecurrenceLimits
+        let beginLines: [Int]
+        var contents = ICalendarContents()
+        var skipped: [(index: Int, uid: String?, reason: String)] = []
+        /// VEVENTs and VTODOs met so far.
+        var index = 0
+
+        init(limits: RecurrenceLimits, beginLines: [Int]) { self.limits = limits; self.beginLines = beginLines }
+
+        func finish() -> ICalendarContents {
+            var contents = contents
+            // Line numbers only when libical kept every component the text begins.
+            let linesMatch = beginLines.count == index
+            for skip in skipped {
+                let place = [linesMatch ? "line \(beginLines[skip.index])" : nil, skip.uid.map { "UID \($0)" }].compactMap { $0 }.joined(separator: ", ")
+                contents.problems.append("\(place.isEmpty ? "a component" : place): \(skip.reason); skipped")
+            }
+            return contents
+        }
     }
 
     /// The VCALENDARs: the root itself, or the children of the XROOT libical makes for several.
@@ -57,18 +92,18 @@ final class ICalDocument {
         return children(of: root, ICAL_VCALENDAR_COMPONENT)
     }
 
-    private func contents(limits: RecurrenceLimits, beginLines: [Int]) -> ICalendarContents {
-        var contents = ICalendarContents()
-        var skipped: [(index: Int, uid: String?, reason: String)] = []
-        var index = 0
+    private func read(into reading: inout Reading) {
         for calendar in calendars {
             let name = xProperty(calendar, "X-WR-CALNAME")
-            if contents.calendarName == nil { contents.calendarName = name }
+            if reading.contents.calendarName == nil { reading.contents.calendarName = name }
             // X-WR-TIMEZONE (Google, Apple) is the zone of the calendar's floating times.
             var defaultZone: ZoneRef?
             if let tzid = xProperty(calendar, "X-WR-TIMEZONE") {
                 if let zone = tzid.withCString({ cical_builtin_timezone($0) }) { defaultZone = ZoneRef(pointer: zone, zone: .zoned(tzid: tzid)) }
-                else { contents.problems.append("X-WR-TIMEZONE \(tzid) is not a known zone; floating times stay floating") }
+                else {
+                    let problem = "X-WR-TIMEZONE \(tzid) is not a known zone; floating times stay floating"
+                    if !reading.contents.problems.contains(problem) { reading.contents.problems.append(problem) }   // once, not once per piece
+                }
             }
             for component in children(of: calendar, ICAL_ANY_COMPONENT) {
                 let kind: CalendarComponent.Kind
@@ -77,24 +112,19 @@ final class ICalDocument {
                 case ICAL_VTODO_COMPONENT: kind = .todo
                 default: continue
                 }
-                defer { index += 1 }
+                // Each event or to-do leaves the tree once read: the tree of a large file is many
+                // times its size, and the values read take its place.
+                defer { reading.index += 1; cical_remove_component(calendar, component); cical_component_free(component) }
                 let reader = ComponentReader(component: component, calendar: calendar, defaultZone: defaultZone)
                 do throws(ComponentProblem) {
-                    var value = try reader.read(kind, limits: limits)
-                    value.line = index < beginLines.count ? beginLines[index] : nil
-                    contents.components.append(value)
+                    var value = try reader.read(kind, limits: reading.limits)
+                    value.line = reading.index < reading.beginLines.count ? reading.beginLines[reading.index] : nil
+                    reading.contents.components.append(value)
                 } catch {
-                    skipped.append((index, reader.rawUID, error.reason))
+                    reading.skipped.append((reading.index, reader.rawUID, error.reason))
                 }
             }
         }
-        // Line numbers only when libical kept every component the text begins.
-        let linesMatch = beginLines.count == index
-        for skip in skipped {
-            let place = [linesMatch ? "line \(beginLines[skip.index])" : nil, skip.uid.map { "UID \($0)" }].compactMap { $0 }.joined(separator: ", ")
-            contents.problems.append("\(place.isEmpty ? "a component" : place): \(skip.reason); skipped")
-        }
-        return contents
     }
 
     /// 1-based lines of `BEGIN:VEVENT` and `BEGIN:VTODO`, in order.

@@ -40,7 +40,7 @@ public struct ContactsAdapter: DeviceAdapter {
         let result = VCardParser.parse(bytes)
         guard result.cards > 0 else { return .failed("no BEGIN:VCARD in this file; not a vCard file") }
         guard !result.contacts.isEmpty else { return .failed(result.problems.joined(separator: "; ")) }
-        return .parsed(result.contacts.map(\.item), warnings: result.problems, refreshAfter: nil)
+        return .parsed(TrackedFiles.FileItems(result.contacts.map(\.item)), warnings: result.problems, refreshAfter: nil)
     }
 
     /// `.vcf` or `.vcard`, any case, by the name's bytes: it runs for every file of every re-scan.

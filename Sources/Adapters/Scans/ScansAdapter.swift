@@ -64,7 +64,7 @@ public struct ScansAdapter: DeviceAdapter {
         do { reading = try recognizer.read(bytes, as: format, orientation: meta?.orientation) } catch { return .failed("\(error.reason); skipped") }
         let item = ScanItem.make(reading, key: Digest.sha256Hex(bytes), capturedAt: capturedAt(path, meta: meta, pdfDate: reading.created),
                                  languages: languages, fileName: path.lastPathComponent, size: bytes.count)
-        return .parsed([item], warnings: reading.warnings, refreshAfter: nil)
+        return .parsed(TrackedFiles.FileItems([item]), warnings: reading.warnings, refreshAfter: nil)
     }
 
     /// EXIF DateTimeOriginal for an image, the CreationDate for a PDF, else the file's mtime.

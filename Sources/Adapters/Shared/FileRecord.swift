@@ -1,5 +1,8 @@
 import FoundationEssentials
 import IngestCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The endpoint and key that name one item, as a ledger remembers which file gave it.
 struct ItemKey: Hashable, Sendable {
@@ -43,10 +46,29 @@ struct FileRecord: Equatable {
         var out = Array("v1\t".utf8)
         stamp.write(into: &out)
         out.append(contentsOf: "\t\(hash)\t\(extra)\n".utf8)
-        for id in items.keys.sorted(by: { ($0.endpoint, $0.key) < ($1.endpoint, $1.key) }) {
-            let version = items[id]!
-            out.append(contentsOf: "\(id.endpoint.rawValue)\t\(AnchorText.escape(id.key))\t\(version.isEmpty ? "-" : version)\n".utf8)
+        // One line per item, sorted so the same items give the same bytes: by endpoint, then key
+        // (bytewise), as byte ranges of one buffer, which a file of 50 000 keys sorts quickly.
+        var lines: [UInt8] = []
+        lines.reserveCapacity(items.count * 64)
+        var spans: [Range<Int>] = []
+        spans.reserveCapacity(items.count)
+        for (id, version) in items {
+            let start = lines.count
+            lines.append(contentsOf: id.endpoint.rawValue.utf8); lines.append(0x09)
+            lines.append(contentsOf: AnchorText.escape(id.key).utf8); lines.append(0x09)
+            lines.append(contentsOf: (version.isEmpty ? "-" : version).utf8); lines.append(0x0A)
+            spans.append(start..<lines.count)
         }
-        return Data(out)
+        if spans.count > 1 { lines.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            spans.sort { a, b in
+                let order = memcmp(base + a.lowerBound, base + b.lowerBound, min(a.count, b.count))
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        } }
+        var data = Data(capacity: out.count + lines.count)
+        data.append(contentsOf: out)
+        lines.withUnsafeBufferPointer { buffer in for span in spans { data.append(UnsafeBufferPointer(rebasing: buffer[span])) } }
+        return data
     }
 }

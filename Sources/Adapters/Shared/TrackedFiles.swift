@@ -19,7 +19,7 @@ struct TrackedFiles: Sendable {
         /// again even if unchanged (a calendar whose window moves with the clock). `retained` are
         /// keys the file still holds but no longer sends (a series' oldest occurrences, past its
         /// cap): they keep their place in the record and get no tombstone.
-        case parsed([Item], warnings: [String], refreshAfter: Date?, retained: [ItemKey] = [])
+        case parsed(FileItems, warnings: [String], refreshAfter: Date?, retained: [ItemKey] = [])
         /// The file as a whole could not be read as this format.
         case failed(String)
     }
@@ -40,6 +40,19 @@ struct TrackedFiles: Sendable {
     var adoptsCopies = false
 
     static let prefix = "f:"
+
+    /// A file's items, made a chunk at a time as they are queued: a calendar of 50 000
+    /// occurrences never holds 50 000 items at once.
+    struct FileItems: Sendable {
+        let count: Int
+        /// The items at these positions, in order.
+        let make: @Sendable (Range<Int>) -> [Item]
+
+        init(count: Int, make: @escaping @Sendable (Range<Int>) -> [Item]) { self.count = count; self.make = make }
+        init(_ items: [Item]) { self.init(count: items.count) { Array(items[$0]) } }
+
+        var all: [Item] { make(0..<count) }
+    }
 
     /// Scans every file, calling `parse(path, bytes)` for those that changed, on every core.
     func scan(since anchor: Anchor, into sink: some ItemSink, now: Date = Date(),
@@ -69,7 +82,7 @@ struct TrackedFiles: Sendable {
         for start in stride(from: 0, to: toRead.count, by: batch) {
             let slice = Array(toRead[start..<min(start + batch, toRead.count)])
             for (pending, result) in zip(slice, await read(slice, copies: copies, parse: parse)) {
-                guard let record = await record(of: pending.file, result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
+                guard let record = try await record(of: pending.file, result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
                 if adoptsCopies, !record.items.isEmpty, copies[record.hash] == nil { copies[record.hash] = record }
                 ledger.write(pending.file.name, record.encoded, keys: Array(record.items.keys))
                 try await ledger.commitIfFull()
@@ -86,9 +99,11 @@ struct TrackedFiles: Sendable {
     }
 
     /// The record to keep for a file that was read, queuing its new or changed items and losing
-    /// the keys it no longer gives; nil when its old record (if any) stays as it was.
+    /// the keys it no longer gives; nil when its old record (if any) stays as it was. A file of
+    /// many items has them queued (and committed) a chunk at a time; its record comes after them,
+    /// so an interruption reads the file again and the node sees the first chunks as duplicates.
     private func record(of file: FolderWalker.Entry, _ result: ReadResult, old: FileRecord?,
-                        into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async -> FileRecord? {
+                        into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> FileRecord? {
         var record = FileRecord(stamp: file.stamp, hash: "")
         switch result {
         case .unreadable(let reason):
@@ -110,10 +125,19 @@ struct TrackedFiles: Sendable {
             for warning in warnings { await sink.warn("\(file.name): \(warning)") }
             record.hash = hash
             record.refreshAfter = refreshAfter
-            for item in parsed {
-                let id = ItemKey(endpoint: item.endpoint, key: item.key)
-                if record.items[id] == nil, old?.items[id] != item.version { ledger.queue(item) }
-                record.items[id] = item.version ?? ""
+            record.items.reserveCapacity(parsed.count)
+            // The next chunk is made while this one is recorded and queued.
+            let chunk = { (start: Int) in start < parsed.count ? Task { parsed.make(start..<min(start + chunkSize, parsed.count)) } : nil }
+            var making = chunk(0)
+            var start = 0
+            while let made = making {
+                start += chunkSize
+                making = chunk(start)
+                for item in await made.value {
+                    let id = ItemKey(endpoint: item.endpoint, key: item.key)
+                    if record.items.updateValue(item.version ?? "", forKey: id) == nil, old?.items[id] != item.version { ledger.queue(item) }
+                }
+                try await ledger.commitIfFull()
             }
             for id in retained where record.items[id] == nil { record.items[id] = old?.items[id] }
             ledger.lose((old?.items.keys).map(Array.init)?.filter { record.items[$0] == nil } ?? [])

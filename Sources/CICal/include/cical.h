@@ -15,6 +15,7 @@ typedef struct {
     void (*errors_are_fatal)(int);
     icalcomponent *(*parse_string)(const char *);
     void (*component_free)(icalcomponent *);
+    void (*remove_component)(icalcomponent *, icalcomponent *);
     icalcomponent_kind (*component_isa)(const icalcomponent *);
     icalcomponent *(*first_component)(icalcomponent *, icalcomponent_kind);
     icalcomponent *(*next_component)(icalcomponent *, icalcomponent_kind);
@@ -55,6 +56,7 @@ int cical_load(void);
 
 static inline icalcomponent *cical_parse_string(const char *text) { return cical_api_storage()->parse_string(text); }
 static inline void cical_component_free(icalcomponent *c) { cical_api_storage()->component_free(c); }
+static inline void cical_remove_component(icalcomponent *parent, icalcomponent *child) { cical_api_storage()->remove_component(parent, child); }
 static inline icalcomponent_kind cical_component_kind(const icalcomponent *c) { return cical_api_storage()->component_isa(c); }
 static inline icalcomponent *cical_first_component(icalcomponent *c, icalcomponent_kind k) { return cical_api_storage()->first_component(c, k); }
 static inline icalcomponent *cical_next_component(icalcomponent *c, icalcomponent_kind k) { return cical_api_storage()->next_component(c, k); }

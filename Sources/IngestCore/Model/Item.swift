@@ -7,10 +7,28 @@ public struct Item: Sendable, Hashable {
     public let key: String
     public let version: String?
     public let deleted: Bool
-    public let fields: [String: JSONValue]
     /// The item as it appears in the request body, encoded once when the item is made (often on
     /// an adapter's worker thread) rather than on the single thread that queues it.
     public let json: [UInt8]
+    private let content: Content
+
+    /// What the body was made from, for `fields`: the fields themselves, or an ``ItemTemplate``'s
+    /// shared fields and the item's own values (no dictionary per item).
+    enum Content: Sendable {
+        case fields([String: JSONValue])
+        case template(ItemTemplate.Shape, [JSONValue])
+    }
+
+    /// The fields sent besides key, version and deleted (`null`s left out unless kept).
+    public var fields: [String: JSONValue] {
+        switch content {
+        case .fields(let fields): return fields
+        case .template(let shape, let values):
+            var fields = shape.shared
+            for (name, value) in zip(shape.varying, values) { fields[name] = value }
+            return fields
+        }
+    }
 
     /// - Parameters:
     ///   - version: the content state; `nil` lets `Item` use a hash of `fields`, so an edit
@@ -29,12 +47,17 @@ public struct Item: Sendable, Hashable {
         let version = versioned ? version ?? Digest.sha256Hex(JSONValue.object(members, excluding: unversioned), length: 16) : nil
         var extra: [(String, JSONValue)] = [("key", .string(key))]
         if let version { extra.append(("version", .string(version))) }
-        self.endpoint = endpoint; self.key = key; self.version = version; self.deleted = false; self.fields = kept
+        self.endpoint = endpoint; self.key = key; self.version = version; self.deleted = false; self.content = .fields(kept)
         self.json = JSONValue.object(members, merging: extra)
     }
 
+    /// An item whose body is already made (by an ``ItemTemplate``).
+    init(endpoint: Endpoint, key: String, version: String?, json: [UInt8], content: Content) {
+        self.endpoint = endpoint; self.key = key; self.version = version; self.deleted = false; self.json = json; self.content = content
+    }
+
     private init(endpoint: Endpoint, key: String, version: String?, deleted: Bool, fields: [String: JSONValue]) {
-        self.endpoint = endpoint; self.key = key; self.version = version; self.deleted = deleted; self.fields = fields
+        self.endpoint = endpoint; self.key = key; self.version = version; self.deleted = deleted; self.content = .fields(fields)
         var object = fields
         object["key"] = .string(key)
         if let version { object["version"] = .string(version) }
@@ -47,4 +70,12 @@ public struct Item: Sendable, Hashable {
         Item(endpoint: endpoint, key: key, version: nil, deleted: true, fields: [:])
     }
 
+    /// The body says what the fields are (its encoding is deterministic), so it stands for them.
+    public static func == (a: Item, b: Item) -> Bool {
+        a.endpoint == b.endpoint && a.key == b.key && a.version == b.version && a.deleted == b.deleted && a.json == b.json
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(endpoint); hasher.combine(key); hasher.combine(version); hasher.combine(deleted); hasher.combine(json)
+    }
 }

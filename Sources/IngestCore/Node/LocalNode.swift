@@ -16,6 +16,7 @@ public final class LocalNode: NodeTransport {
             db = try SQLiteDatabase(path: path)
             try db.execute("""
                 PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;
+                PRAGMA temp_store=MEMORY;  -- each multi-row upsert keeps a statement journal: in a temp file, 2000 writes per batch
                 CREATE TABLE IF NOT EXISTS items(endpoint TEXT NOT NULL, source TEXT NOT NULL, key TEXT NOT NULL,
                     version TEXT, deleted INTEGER NOT NULL, item BLOB NOT NULL, received_at REAL NOT NULL,
                     UNIQUE(endpoint, source, key));   -- a rowid table: item rows are large, and WITHOUT ROWID rebalances them on every insert

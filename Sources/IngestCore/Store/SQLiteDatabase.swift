@@ -38,6 +38,9 @@ public final class SQLiteDatabase: Sendable {
         sqlite3_busy_timeout(db, busyTimeoutMS)
         sqlite3_extended_result_codes(db, 1)
         if throwaway { sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF", nil, nil, nil) }
+        // A checkpoint costs two fsyncs; at SQLite's default (every 1000 pages of WAL) a full
+        // photo scan checkpointed ~15 times, a third of its fsyncs. Commits stay fsynced as before.
+        else if !readOnly { sqlite3_exec(db, "PRAGMA wal_autocheckpoint=8192", nil, nil, nil) }
         self.path = path
         self.throwaway = throwaway
         self.state = Locked(State(db: db))

@@ -21,14 +21,16 @@ public enum Digest {
     }
 
     public static func hex(_ bytes: some Sequence<UInt8>, length: Int = .max) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
+        out.reserveCapacity(min(length, 64))
         for b in bytes {
-            out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 0xF)])
+            out.append(hexDigits[Int(b >> 4)]); out.append(hexDigits[Int(b & 0xF)])
             if out.count >= length { break }
         }
         return String(decoding: out.prefix(length), as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Cryptographically random bytes (capture keys' UUIDs use the stdlib; this is for lock tokens and ids).
     public static func randomBytes(_ count: Int) -> [UInt8] {

@@ -12,7 +12,7 @@ struct RecurrenceTests {
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\(header)\(body)END:VCALENDAR\r\n"
         let limits = RecurrenceLimits(windowEnd: Int64(instant(now).timeIntervalSince1970) + lookAheadDays * 86_400, maxPerSeries: max)
         switch CalendarAdapter.parse(path: "/cal/test.ics", bytes: Array(text.utf8), namedDirectly: true, limits: limits, lookAhead: lookAheadDays * 86_400) {
-        case .parsed(let items, let warnings, let refreshAfter, _): return (items, warnings, refreshAfter)
+        case .parsed(let items, let warnings, let refreshAfter, _): return (items.all, warnings, refreshAfter)
         case .failed(let reason): Issue.record("failed: \(reason)"); return ([], [], nil)
         }
     }
@@ -122,6 +122,29 @@ struct RecurrenceTests {
         let holiday = result.items.first { $0.key == "holiday" }
         #expect(holiday?.fields["end"] == "2025-12-27")
         #expect(holiday?.fields["recurring"] == false)
+    }
+
+    /// A file of more events than libical is given at once (`ICalPieces`): its VTIMEZONE, written
+    /// after the events, still places every piece's times, and an override pairs with a master in
+    /// another piece.
+    @Test func aLargeFileReadInPiecesGivesWhatItWouldWhole() {
+        let single = (0..<450).map { i in
+            "BEGIN:VEVENT\r\nUID:one-\(i)\r\nSUMMARY:one \(i)\r\nDTSTART;TZID=Custom/Plus3:20250101T100000\r\nDTEND;TZID=Custom/Plus3:20250101T110000\r\nEND:VEVENT\r\n"
+        }
+        let override = "BEGIN:VEVENT\r\nUID:team\r\nRECURRENCE-ID;TZID=Custom/Plus3:20250108T090000\r\nSUMMARY:team (moved)\r\n"
+            + "DTSTART;TZID=Custom/Plus3:20250109T090000\r\nDTEND;TZID=Custom/Plus3:20250109T100000\r\nEND:VEVENT\r\n"
+        let master = "BEGIN:VEVENT\r\nUID:team\r\nSUMMARY:team\r\nDTSTART;TZID=Custom/Plus3:20250101T090000\r\n"
+            + "DTEND;TZID=Custom/Plus3:20250101T100000\r\nRRULE:FREQ=WEEKLY;COUNT=3\r\nEND:VEVENT\r\n"
+        let zone = "BEGIN:VTIMEZONE\r\nTZID:Custom/Plus3\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\nTZOFFSETFROM:+0300\r\n"
+            + "TZOFFSETTO:+0300\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+        let result = Self.parse(override + single.joined() + master + zone)
+        #expect(result.items.count == 453)
+        #expect(result.warnings.isEmpty)
+        let byKey = Dictionary(uniqueKeysWithValues: result.items.map { ($0.key, $0) })
+        #expect(byKey["one-449"]?.fields["start"] == "2025-01-01T10:00:00+03:00")
+        #expect(byKey["team/20250108T060000Z"]?.fields["title"] == "team (moved)")
+        #expect(byKey["team/20250108T060000Z"]?.fields["start"] == "2025-01-09T09:00:00+03:00")
+        #expect(byKey["team/20250115T060000Z"]?.fields["start"] == "2025-01-15T09:00:00+03:00")
     }
 
     @Test func exdateRdateAndAnOverride() {

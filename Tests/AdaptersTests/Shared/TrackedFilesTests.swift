@@ -21,7 +21,7 @@ struct TrackedFilesTests {
                 let f = line.split(separator: " ")
                 return Item(endpoint: .contacts, key: String(f[0]), version: String(f[1]), fields: ["full_name": .string(String(f[0]))])
             }
-            return .parsed(items, warnings: [], refreshAfter: refreshAfter)
+            return .parsed(TrackedFiles.FileItems(items), warnings: [], refreshAfter: refreshAfter)
         }
     }
 
