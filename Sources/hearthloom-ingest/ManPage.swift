@@ -77,9 +77,9 @@ enum Roff {
                 continue
             }
             if fence != nil { fence?.append(line); continue }
-            if line.trimmed.isEmpty { flush(); if !out.isEmpty, !out.hasSuffix(".PP\n") { out += ".PP\n" }; continue }
+            if line.trimmingSpacesAndTabs.isEmpty { flush(); if !out.isEmpty, !out.hasSuffix(".PP\n") { out += ".PP\n" }; continue }
             if line.hasPrefix("- ") { flush(); out += ".IP \\(bu 2\n"; paragraph.append(String(line.dropFirst(2))); continue }
-            paragraph.append(line.trimmed)
+            paragraph.append(line.trimmingSpacesAndTabs)
         }
         flush()
         while out.hasSuffix(".PP\n") { out.removeLast(4) }

@@ -69,7 +69,7 @@ public struct Credentials: Sendable {
         }
         let text: String
         do { text = try FileSystem.readText(path) } catch { throw ConfigError(file: path, error.message) }
-        let value = text.split(whereSeparator: \.isNewline).first.map { String($0).trimmed } ?? ""
+        let value = text.split(whereSeparator: \.isNewline).first.map { String($0).trimmingSpacesAndTabs } ?? ""
         guard !value.isEmpty else { throw ConfigError(file: path, "the \(what) file is empty") }
         return Secret(value)
     }

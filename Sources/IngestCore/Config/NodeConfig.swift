@@ -50,11 +50,11 @@ public struct NodeConfig: Sendable {
         config.maxWait = section[Key.maxWait]
         for header in section[Key.header] {
             let parts = header.split(separator: ":", maxSplits: 1)
-            let name = parts.first.map { String($0).trimmed } ?? ""
+            let name = parts.first.map { String($0).trimmingSpacesAndTabs } ?? ""
             guard parts.count == 2, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                 throw section.error(Key.header.name, "expected `Name: value`")
             }
-            config.headers.append((name, Secret(String(parts[1]).trimmed)))
+            config.headers.append((name, Secret(String(parts[1]).trimmingSpacesAndTabs)))
         }
         return config
     }

@@ -72,7 +72,7 @@ public final class CurlEasy {
             if line.hasPrefix("HTTP/") { box.headers = [:] }   // a 100 Continue or proxy reply came first
             if let colon = line.firstIndex(of: ":") {
                 let name = line[..<colon].lowercased()
-                box.headers[name] = String(line[line.index(after: colon)...]).trimmed.trimmingNewline
+                box.headers[name] = String(line[line.index(after: colon)...]).trimmingSpacesAndTabs.trimmingNewline
             }
             return n
         }

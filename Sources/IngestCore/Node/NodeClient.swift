@@ -81,7 +81,7 @@ public final class NodeClient: NodeTransport {
 
     /// `Retry-After` is seconds or an HTTP date.
     static func retryAfterSeconds(_ value: String) -> Double? {
-        if let s = Double(value.trimmed), s >= 0 { return s }
+        if let s = Double(value.trimmingSpacesAndTabs), s >= 0 { return s }
         if let date = CurlEasy.parseHTTPDate(value) { return max(0, date.timeIntervalSinceNow) }
         return nil
     }

@@ -8,7 +8,7 @@ public struct PairingLink: Sendable {
     /// - Throws: `AgentError` with exit code 2 for anything that is not such a link.
     public init(_ text: String) throws(AgentError) {
         let malformed = { (why: String) in AgentError(.usage, "not a pairing link (\(why)); expected hearthloom://pair?url=…&pat=…") }
-        guard let c = URLComponents(string: text.trimmed) else { throw malformed("unparseable") }
+        guard let c = URLComponents(string: text.trimmingSpacesAndTabs) else { throw malformed("unparseable") }
         guard c.scheme?.lowercased() == "hearthloom" else { throw malformed("the scheme must be hearthloom:") }
         guard c.host == "pair" || c.path == "pair" || c.path == "//pair" else { throw malformed("it must be hearthloom://pair") }
         let items = c.queryItems ?? []
@@ -134,10 +134,10 @@ public enum Pairing {
         var lines = old.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         while lines.last == "" { lines.removeLast() }
         let urlLine = "URL=\(url)"
-        if let i = lines.firstIndex(where: { $0.trimmed.hasPrefix("URL=") || $0.trimmed.hasPrefix("URL =") }) {
+        if let i = lines.firstIndex(where: { $0.trimmingSpacesAndTabs.hasPrefix("URL=") || $0.trimmingSpacesAndTabs.hasPrefix("URL =") }) {
             lines[i] = urlLine
-            lines.removeAll { $0 != urlLine && ($0.trimmed.hasPrefix("URL=") || $0.trimmed.hasPrefix("URL =")) }
-        } else if let section = lines.firstIndex(where: { $0.trimmed == "[Node]" }) {
+            lines.removeAll { $0 != urlLine && ($0.trimmingSpacesAndTabs.hasPrefix("URL=") || $0.trimmingSpacesAndTabs.hasPrefix("URL =")) }
+        } else if let section = lines.firstIndex(where: { $0.trimmingSpacesAndTabs == "[Node]" }) {
             lines.insert(urlLine, at: section + 1)
         } else {
             lines = ["# Written by `hearthloom-ingest pair`; see README.md for the other keys.", "[Node]", urlLine] + lines

@@ -68,6 +68,6 @@ enum SystemdUnits {
     }
 
     private static func firstLine(_ text: String) -> String {
-        String(text.split(separator: "\n").first ?? "no output").trimmed
+        String(text.split(separator: "\n").first ?? "no output").trimmingSpacesAndTabs
     }
 }
