@@ -135,18 +135,36 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         let index = try sink.records.group(HistoryRecords.daysGroup)
         let sent = SentItems(index.settled)
         var now = SentItems()
-        var queued: [Item] = []
-        for item in derived.visits.map(PlaceItems.item) + derived.trips.map(PlaceItems.item) {
+        var committer = ChunkCommitter(sink)
+        var queued: [Item] = [], count = 0
+        // Built and queued a chunk at a time: years of history are tens of thousands of items.
+        func queue(_ item: Item) async throws {
+            queued.append(item)
+            guard queued.count >= 2000 else { return }
+            try await committer.commit(queued, anchor: .none)
+            count += queued.count
+            queued = []
+        }
+        for visit in derived.visits {
+            let item = PlaceItems.item(visit)
             now.versions[item.key] = item.version ?? ""
-            if sent.versions[item.key] != item.version { queued.append(item) }
+            if sent.versions[item.key] != item.version { try await queue(item) }
+        }
+        for trip in derived.trips {
+            let item = PlaceItems.item(trip)
+            now.versions[item.key] = item.version ?? ""
+            if sent.versions[item.key] != item.version { try await queue(item) }
         }
         for key in sent.versions.keys.sorted() where now.versions[key] == nil {
-            queued.append(.tombstone(endpoint: key.hasPrefix("trip:") ? .motion : .location, key: key))
+            try await queue(.tombstone(endpoint: key.hasPrefix("trip:") ? .motion : .location, key: key))
         }
+        // What went out is settled with the last chunk: a crash before it sends the same again.
         var changes = AnchorChanges()
         for (group, count) in derived.changes where changed.contains(group) { changes.settled[group] = SettledGroup(state: [], changes: count) }
         changes.settled[HistoryRecords.daysGroup] = SettledGroup(state: now.encoded, changes: index.changes)
-        try await sink.commit(queued, anchor: changes)
-        Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(queued.count) items queued")
+        try await committer.commit(queued, anchor: changes)
+        try await committer.finish()
+        count += queued.count
+        Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(count) items queued")
     }
 }
