@@ -82,7 +82,12 @@ public struct LocationHistoryAdapter: DeviceAdapter {
             let lower = name.lowercased()
             return [".json", ".gpx", ".rec", ".geojson"].contains { lower.hasSuffix($0) }
         }
-        let zip = try ZipEntryStream(file, wanted: wanted)
+        let zip: ZipEntryStream
+        do { zip = try ZipEntryStream(file, wanted: wanted) } catch {
+            // A zip of something else, in a folder: passed over as any other file is.
+            if roots.contains(path) { await sink.warn("\(path): \(error)") }
+            return
+        }
         repeat {
             var reader = BlockReader(zip)
             let name = path + ": " + zip.entryName
