@@ -3,6 +3,7 @@
 /// the window is refilled, so memory stays at a block or two however large the file.
 struct BlockReader {
     private let stream: any ByteStream
+    private let block = ReadBlock()
     private(set) var bytes: [UInt8] = []
     var position = 0
     private(set) var atEnd = false
@@ -16,10 +17,8 @@ struct BlockReader {
     mutating func refill() throws(HealthReadError) -> Bool {
         guard !atEnd else { return false }
         if position > 0 { bytes.removeSubrange(0..<position); position = 0 }
-        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: BlockReader.blockSize, alignment: 16)
-        defer { block.deallocate() }
-        let n = try stream.read(into: block)
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[0..<n]))
+        let n = try stream.read(into: block.buffer)
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: block.buffer[0..<n]))
         if n == 0 { atEnd = true }
         return n > 0
     }
@@ -62,4 +61,11 @@ struct BlockReader {
         }
         return nil
     }
+}
+
+/// The block a ``BlockReader`` reads into, allocated once per reader: a stream that gives a few
+/// bytes per read (a zip entry inflating) would otherwise cost an allocation per read.
+final class ReadBlock {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlockReader.blockSize, alignment: 16)
+    deinit { buffer.deallocate() }
 }
