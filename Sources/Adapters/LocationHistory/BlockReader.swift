@@ -7,6 +7,8 @@ struct BlockReader {
     private(set) var bytes: [UInt8] = []
     var position = 0
     private(set) var atEnd = false
+    /// A read error met while only looking ahead (`head`), thrown by the next read that needs more.
+    private var deferredFailure: HealthReadError?
     /// 1-based line of `position`, kept by the parsers that count lines.
     var line = 1
     static let blockSize = 1 << 20
@@ -16,6 +18,7 @@ struct BlockReader {
     /// Reads one more block onto the window; false at the end of the stream.
     mutating func refill() throws(HealthReadError) -> Bool {
         guard !atEnd else { return false }
+        if let failure = deferredFailure { throw failure }
         if position > 0 { bytes.removeSubrange(0..<position); position = 0 }
         let n = try stream.read(into: block.buffer)
         bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: block.buffer[0..<n]))
@@ -29,9 +32,10 @@ struct BlockReader {
         return true
     }
 
-    /// The first `count` bytes, read now (detection looks at a file's head).
-    mutating func head(_ count: Int) throws(HealthReadError) -> ArraySlice<UInt8> {
-        _ = try ensure(count)
+    /// The first `count` bytes or fewer, read now (detection looks at a file's head); a stream
+    /// that breaks off sooner gives what came before, and the error once the parser needs more.
+    mutating func head(_ count: Int) -> ArraySlice<UInt8> {
+        do throws(HealthReadError) { _ = try ensure(count) } catch { deferredFailure = error }
         return bytes[position..<min(bytes.count, position + count)]
     }
 

@@ -59,7 +59,7 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         do {
             let stream = try FileByteStream(path: path)
             var reader = BlockReader(stream)
-            let head = try reader.head(64 * 1024)
+            let head = reader.head(64 * 1024)
             if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
                 try await readZip(path, into: &ledger, sink: sink)
             } else if let format = HistoryFormat.detect(head) {
@@ -88,24 +88,28 @@ public struct LocationHistoryAdapter: DeviceAdapter {
             if roots.contains(path) { await sink.warn("\(path): \(error)") }
             return
         }
-        repeat {
+        while true {
             var reader = BlockReader(zip)
             let name = path + ": " + zip.entryName
             do {
-                if let format = HistoryFormat.detect(try reader.head(64 * 1024)) {
-                    try await parse(format.parser(reader), format: format, name: name, into: &ledger, sink: sink)
+                if let format = HistoryFormat.detect(reader.head(64 * 1024)),
+                   let failure = try await parse(format.parser(reader), format: format, name: name, into: &ledger, sink: sink),
+                   failure.description.hasPrefix("zip:") {
+                    return      // warned: a damaged entry, the archive cannot be followed past it
                 }
+                guard try zip.next(wanted: wanted) else { return }
             } catch let error as HealthReadError {
                 await sink.warn("\(name): \(error)")
-                return      // a damaged entry: the archive cannot be followed past it
+                return
             }
-        } while try zip.next(wanted: wanted)
+        }
     }
 
     /// Reads one export to its end, storing each full batch as it comes; one warning line for
-    /// what could not be read, and what came before a cut counts.
+    /// what could not be read, and what came before a cut counts. Returns what broke the input off.
+    @discardableResult
     private func parse(_ parser: any HistoryParser, format: HistoryFormat, name: String, into ledger: inout FileLedger<some ItemSink>,
-                       sink: some ItemSink) async throws {
+                       sink: some ItemSink) async throws -> HealthReadError? {
         var parser = parser
         var batch = HistoryBatch()
         var failure: HealthReadError?
@@ -126,6 +130,7 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         if !problems.isEmpty {
             await sink.warn("\(name): " + problems.joined(separator: "; ") + (batch.read > 0 ? "; kept the \(batch.read) read" : ""))
         }
+        return failure
     }
 
     // MARK: - Deriving

@@ -13,7 +13,7 @@ struct HistoryParserTests {
     /// Everything `bytes` holds, read as its detected format, and the error that stopped it.
     static func read(_ stream: any ByteStream) throws -> (HistoryFormat?, HistoryBatch, HealthReadError?) {
         var reader = BlockReader(stream)
-        guard let format = HistoryFormat.detect(try reader.head(64 * 1024)) else { return (nil, HistoryBatch(), nil) }
+        guard let format = HistoryFormat.detect(reader.head(64 * 1024)) else { return (nil, HistoryBatch(), nil) }
         var parser = format.parser(reader), batch = HistoryBatch(), all = HistoryBatch()
         var failure: HealthReadError?
         var more = true
