@@ -97,6 +97,16 @@ struct LocationHistoryTests {
                 "home and the café as far as the file goes")
     }
 
+    @Test func aTakeoutZipCutOffMidEntryGivesOneWarningAndKeepsWhatCameBefore() throws {
+        let rig = try LocationRig()
+        let zip = try Data(contentsOf: URL(fileURLWithPath: LocationHistoryTests.fixtures + "/takeout-20240701T000000Z-001.zip"))
+        try zip.prefix(zip.count / 2).write(to: URL(fileURLWithPath: rig.exports + "/takeout.zip"))     // inside Records.json
+        let r = try rig.run()
+        let warnings = r.stderr.split(separator: "\n").filter { $0.contains("takeout.zip") }
+        #expect(warnings.count == 1 && warnings.first?.contains("cut off") == true, "\(r.stderr)")
+        #expect(try rig.items("location").first?["arrival"] == "2024-06-07T06:00:00Z", "the points before the cut count")
+    }
+
     @Test func aDryRunPrintsExactlyWhatARunSends() throws {
         let rig = try LocationRig()
         try rig.copy("Timeline.json"); try rig.copy("2024_JUNE.json")

@@ -7,13 +7,13 @@ enum LocationHistoryHarness {
     static func run(_ bytes: [UInt8]) {
         for chunk in [Int.max, 7] {
             var head = BlockReader(ChunkedByteStream(bytes, chunk: chunk))
-            _ = (try? head.head(64 * 1024)).flatMap(HistoryFormat.detect)
+            _ = HistoryFormat.detect(head.head(64 * 1024))
             for format in HistoryFormat.allCases { drain(format.parser(BlockReader(ChunkedByteStream(bytes, chunk: chunk)))) }
         }
         guard let zip = try? ZipEntryStream(ChunkedByteStream(bytes, chunk: 5), wanted: { _ in true }) else { return }
         repeat {
             var reader = BlockReader(zip)
-            if let format = (try? reader.head(4096)).flatMap(HistoryFormat.detect) { drain(format.parser(reader)) }
+            if let format = HistoryFormat.detect(reader.head(4096)) { drain(format.parser(reader)) }
         } while (try? zip.next(wanted: { _ in true })) == true
     }
 

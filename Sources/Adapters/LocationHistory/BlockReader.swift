@@ -3,9 +3,12 @@
 /// the window is refilled, so memory stays at a block or two however large the file.
 struct BlockReader {
     private let stream: any ByteStream
+    private let block = ReadBlock()
     private(set) var bytes: [UInt8] = []
     var position = 0
     private(set) var atEnd = false
+    /// A read error met while only looking ahead (`head`), thrown by the next read that needs more.
+    private var deferredFailure: HealthReadError?
     /// 1-based line of `position`, kept by the parsers that count lines.
     var line = 1
     static let blockSize = 1 << 20
@@ -15,11 +18,10 @@ struct BlockReader {
     /// Reads one more block onto the window; false at the end of the stream.
     mutating func refill() throws(HealthReadError) -> Bool {
         guard !atEnd else { return false }
+        if let failure = deferredFailure { throw failure }
         if position > 0 { bytes.removeSubrange(0..<position); position = 0 }
-        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: BlockReader.blockSize, alignment: 16)
-        defer { block.deallocate() }
-        let n = try stream.read(into: block)
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[0..<n]))
+        let n = try stream.read(into: block.buffer)
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: block.buffer[0..<n]))
         if n == 0 { atEnd = true }
         return n > 0
     }
@@ -30,9 +32,10 @@ struct BlockReader {
         return true
     }
 
-    /// The first `count` bytes, read now (detection looks at a file's head).
-    mutating func head(_ count: Int) throws(HealthReadError) -> ArraySlice<UInt8> {
-        _ = try ensure(count)
+    /// The first `count` bytes or fewer, read now (detection looks at a file's head); a stream
+    /// that breaks off sooner gives what came before, and the error once the parser needs more.
+    mutating func head(_ count: Int) -> ArraySlice<UInt8> {
+        do throws(HealthReadError) { _ = try ensure(count) } catch { deferredFailure = error }
         return bytes[position..<min(bytes.count, position + count)]
     }
 
@@ -62,4 +65,11 @@ struct BlockReader {
         }
         return nil
     }
+}
+
+/// The block a ``BlockReader`` reads into, allocated once per reader: a stream that gives a few
+/// bytes per read (a zip entry inflating) would otherwise cost an allocation per read.
+final class ReadBlock {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlockReader.blockSize, alignment: 16)
+    deinit { buffer.deallocate() }
 }

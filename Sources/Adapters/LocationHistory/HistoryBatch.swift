@@ -44,7 +44,7 @@ struct HistoryBatch {
         if firstBad == nil { firstBad = line }
     }
 
-    var isFull: Bool { points.count >= 200_000 }
+    var isFull: Bool { points.count >= 50_000 }
 
     /// The batch as records: points packed per UTC day and hour, stated visits and activities
     /// one record each, every record keyed by its time and a digest of its content, so the same

@@ -31,7 +31,15 @@ struct HistoryPlaces {
         var derived = Derived()
         var detector = VisitDetector(settings: settings.detector)
         var filter = filter()
-        var events: [VisitDetector.Event] = []
+        var detected: [String: Visit] = [:]      // the last state of each visit: open, then closed
+        func take(_ events: [VisitDetector.Event]) {
+            for event in events {
+                switch event {
+                case .opened(let v), .closed(let v): detected[v.key] = v
+                case .trip: break             // trips are built in pass 2, between the merged visits
+                }
+            }
+        }
         var stated: [StatedVisit] = [], activities: [StatedActivity] = []
         for day in days {
             let group = try records.group(HistoryRecords.group(day: day))
@@ -40,13 +48,10 @@ struct HistoryPlaces {
             stated += visits; activities += acts
             for fix in points {
                 if filter.check(fix, now: now) != nil { derived.rejected += 1; continue }
-                events += detector.add(fix)
+                take(detector.add(fix))
             }
         }
-        events += detector.closeIfStale(now: now)
-        var detected: [String: Visit] = [:]
-        for case .opened(let v) in events { detected[v.key] = v }
-        for case .closed(let v) in events { detected[v.key] = v }
+        take(detector.closeIfStale(now: now))
         let visits = merge(Array(detected.values), stated: stated)
         (derived.visits, derived.trips) = try measure(visits, days: days, records, activities: activities, now: now)
         return derived
@@ -106,41 +111,44 @@ struct HistoryPlaces {
     func measure(_ members: [Member], days: [String], _ records: AdapterRecords, activities: [StatedActivity],
                  now: Double) throws -> ([Visit], [Trip]) {
         func fix(_ m: Member, at time: Double) -> Fix { Fix(time: time, latitude: m.latitude, longitude: m.longitude) }
-        var spreads = [[Double]](repeating: [], count: members.count)
-        var legs: [TripBuilder?] = members.indices.dropLast().map { i in members[i].departure.map { TripBuilder(start: fix(members[i], at: $0)) } }
+        var visits: [Visit] = [], trips: [Trip] = []
+        visits.reserveCapacity(members.count)
+        let stated = activities.filter { $0.mode != .unknown }.sorted { $0.start < $1.start }
+        var firstActivity = 0      // the first stated activity not over before the trip
+        var spread: [Float] = []   // distances of the current visit's fixes from its position
+        var leg: TripBuilder?      // the trip from the last visit's departure, growing
+        // A visit is summed up, and the trip to it finished, as soon as the points pass it.
+        func settle(_ v: Int) {
+            let m = members[v]
+            spread.sort()
+            let p68 = spread.isEmpty ? 0 : Double(spread[min(spread.count - 1, Int(Double(spread.count) * 0.68))])
+            visits.append(Visit(arrival: m.arrival, departure: m.departure, latitude: m.latitude, longitude: m.longitude,
+                                accuracy: (p68 * 10).rounded() / 10, fixes: spread.count, key: m.key))
+            spread.removeAll(keepingCapacity: true)
+            if var trip = leg {
+                trip.extend(to: fix(m, at: m.arrival))
+                var done = trip.finish()
+                while firstActivity < stated.count, stated[firstActivity].end <= done.start.time { firstActivity += 1 }
+                if let mode = HistoryPlaces.statedMode(stated[firstActivity...], from: done.start.time, to: done.end.time) { done.mode = mode }
+                trips.append(done)
+            }
+            leg = m.departure.map { TripBuilder(start: fix(m, at: $0)) }
+        }
         var filter = filter()
-        var v = 0      // the first visit not over before the fix
-        for day in days {
+        var v = 0      // the first visit not over before the point
+        for day in days where v < members.count {
             let points = HistoryRecords.decode(try records.records(in: HistoryRecords.group(day: day))).points
             for point in points where filter.check(point, now: now) == nil {
-                while v < members.count, point.time > members[v].end { v += 1 }
+                while v < members.count, point.time > members[v].end { settle(v); v += 1 }
                 guard v < members.count else { break }
                 if point.time >= members[v].arrival {
-                    spreads[v].append(Geo.distance(members[v].latitude, members[v].longitude, point.latitude, point.longitude))
-                } else if v > 0 {
-                    legs[v - 1]?.extend(to: point)
+                    spread.append(Float(Geo.distance(members[v].latitude, members[v].longitude, point.latitude, point.longitude)))
+                } else {
+                    leg?.extend(to: point)
                 }
             }
         }
-        let visits = members.indices.map { i in
-            var spread = spreads[i]
-            spread.sort()
-            let p68 = spread.isEmpty ? 0 : spread[min(spread.count - 1, Int(Double(spread.count) * 0.68))]
-            let m = members[i]
-            return Visit(arrival: m.arrival, departure: m.departure, latitude: m.latitude, longitude: m.longitude,
-                         accuracy: (p68 * 10).rounded() / 10, fixes: spread.count, key: m.key)
-        }
-        var trips: [Trip] = []
-        let stated = activities.filter { $0.mode != .unknown }.sorted { $0.start < $1.start }
-        var first = 0      // the first stated activity not over before the trip
-        for (i, leg) in legs.enumerated() {
-            guard var leg else { continue }
-            leg.extend(to: fix(members[i + 1], at: members[i + 1].arrival))
-            var trip = leg.finish()
-            while first < stated.count, stated[first].end <= trip.start.time { first += 1 }
-            if let mode = HistoryPlaces.statedMode(stated[first...], from: trip.start.time, to: trip.end.time) { trip.mode = mode }
-            trips.append(trip)
-        }
+        while v < members.count { settle(v); v += 1 }
         return (visits, trips)
     }
 

@@ -59,7 +59,7 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         do {
             let stream = try FileByteStream(path: path)
             var reader = BlockReader(stream)
-            let head = try reader.head(64 * 1024)
+            let head = reader.head(64 * 1024)
             if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
                 try await readZip(path, into: &ledger, sink: sink)
             } else if let format = HistoryFormat.detect(head) {
@@ -82,25 +82,34 @@ public struct LocationHistoryAdapter: DeviceAdapter {
             let lower = name.lowercased()
             return [".json", ".gpx", ".rec", ".geojson"].contains { lower.hasSuffix($0) }
         }
-        let zip = try ZipEntryStream(file, wanted: wanted)
-        repeat {
+        let zip: ZipEntryStream
+        do { zip = try ZipEntryStream(file, wanted: wanted) } catch {
+            // A zip of something else, in a folder: passed over as any other file is.
+            if roots.contains(path) { await sink.warn("\(path): \(error)") }
+            return
+        }
+        while true {
             var reader = BlockReader(zip)
             let name = path + ": " + zip.entryName
             do {
-                if let format = HistoryFormat.detect(try reader.head(64 * 1024)) {
-                    try await parse(format.parser(reader), format: format, name: name, into: &ledger, sink: sink)
+                if let format = HistoryFormat.detect(reader.head(64 * 1024)),
+                   let failure = try await parse(format.parser(reader), format: format, name: name, into: &ledger, sink: sink),
+                   failure.description.hasPrefix("zip:") {
+                    return      // warned: a damaged entry, the archive cannot be followed past it
                 }
+                guard try zip.next(wanted: wanted) else { return }
             } catch let error as HealthReadError {
                 await sink.warn("\(name): \(error)")
-                return      // a damaged entry: the archive cannot be followed past it
+                return
             }
-        } while try zip.next(wanted: wanted)
+        }
     }
 
     /// Reads one export to its end, storing each full batch as it comes; one warning line for
-    /// what could not be read, and what came before a cut counts.
+    /// what could not be read, and what came before a cut counts. Returns what broke the input off.
+    @discardableResult
     private func parse(_ parser: any HistoryParser, format: HistoryFormat, name: String, into ledger: inout FileLedger<some ItemSink>,
-                       sink: some ItemSink) async throws {
+                       sink: some ItemSink) async throws -> HealthReadError? {
         var parser = parser
         var batch = HistoryBatch()
         var failure: HealthReadError?
@@ -121,6 +130,7 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         if !problems.isEmpty {
             await sink.warn("\(name): " + problems.joined(separator: "; ") + (batch.read > 0 ? "; kept the \(batch.read) read" : ""))
         }
+        return failure
     }
 
     // MARK: - Deriving
@@ -135,18 +145,36 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         let index = try sink.records.group(HistoryRecords.daysGroup)
         let sent = SentItems(index.settled)
         var now = SentItems()
-        var queued: [Item] = []
-        for item in derived.visits.map(PlaceItems.item) + derived.trips.map(PlaceItems.item) {
+        var committer = ChunkCommitter(sink)
+        var queued: [Item] = [], count = 0
+        // Built and queued a chunk at a time: years of history are tens of thousands of items.
+        func queue(_ item: Item) async throws {
+            queued.append(item)
+            guard queued.count >= 2000 else { return }
+            try await committer.commit(queued, anchor: .none)
+            count += queued.count
+            queued = []
+        }
+        for visit in derived.visits {
+            let item = PlaceItems.item(visit)
             now.versions[item.key] = item.version ?? ""
-            if sent.versions[item.key] != item.version { queued.append(item) }
+            if sent.versions[item.key] != item.version { try await queue(item) }
+        }
+        for trip in derived.trips {
+            let item = PlaceItems.item(trip)
+            now.versions[item.key] = item.version ?? ""
+            if sent.versions[item.key] != item.version { try await queue(item) }
         }
         for key in sent.versions.keys.sorted() where now.versions[key] == nil {
-            queued.append(.tombstone(endpoint: key.hasPrefix("trip:") ? .motion : .location, key: key))
+            try await queue(.tombstone(endpoint: key.hasPrefix("trip:") ? .motion : .location, key: key))
         }
+        // What went out is settled with the last chunk: a crash before it sends the same again.
         var changes = AnchorChanges()
         for (group, count) in derived.changes where changed.contains(group) { changes.settled[group] = SettledGroup(state: [], changes: count) }
         changes.settled[HistoryRecords.daysGroup] = SettledGroup(state: now.encoded, changes: index.changes)
-        try await sink.commit(queued, anchor: changes)
-        Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(queued.count) items queued")
+        try await committer.commit(queued, anchor: changes)
+        try await committer.finish()
+        count += queued.count
+        Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(count) items queued")
     }
 }

@@ -11,26 +11,26 @@ struct OwnTracksRecorder: HistoryParser {
     mutating func read(into batch: inout HistoryBatch) throws(HealthReadError) -> Bool {
         while !batch.isFull {
             guard let end = try reader.find([0x0A]) else {
-                // The last line without its newline: a recorder writing it now, or a cut file.
+                // The last line without its newline: a recorder writing it now, or a cut file. Half
+                // a line is no error: the file is read again once it grew.
                 let rest = Array(reader.bytes[reader.position...])
                 reader.position = reader.bytes.count
-                if !rest.isEmpty { take(rest, into: &batch) }
+                if !rest.isEmpty { take(rest, into: &batch, unfinished: true) }
                 return false
             }
             let line = Array(reader.bytes[reader.position..<(reader.position + end)])
             reader.position += end + 1
-            take(line, into: &batch)
+            take(line, into: &batch, unfinished: false)
             reader.line += 1
         }
         return true
     }
 
-    private func take(_ line: [UInt8], into batch: inout HistoryBatch) {
-        guard let brace = line.firstIndex(of: UInt8(ascii: "{")) else {
-            if line.contains(where: { $0 != 0x20 && $0 != 0x0D }) { batch.reject(line: reader.line) }
+    private func take(_ line: [UInt8], into batch: inout HistoryBatch, unfinished: Bool) {
+        guard let brace = line.firstIndex(of: UInt8(ascii: "{")), let message = JSONValue.parse(line[brace...]) else {
+            if !unfinished, line.contains(where: { $0 != 0x20 && $0 != 0x0D }) { batch.reject(line: reader.line) }
             return
         }
-        guard let message = JSONValue.parse(line[brace...]) else { batch.reject(line: reader.line); return }
         guard message["_type"]?.stringValue == "location" else { return }       // a waypoint, a transition, a card
         guard let tst = message["tst"]?.doubleValue, let lat = message["lat"]?.doubleValue, let lon = message["lon"]?.doubleValue else {
             batch.reject(line: reader.line); return

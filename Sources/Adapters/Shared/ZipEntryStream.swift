@@ -97,7 +97,7 @@ final class ZipEntryStream: ByteStream {
         func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
         guard u32(0) == 0x0403_4B50 else {
             // The central directory (PK\1\2) follows the last entry.
-            throw HealthReadError(u32(0) == 0x0201_4B50 ? "zip: no export.xml in the archive" : "zip: not a zip local header at an entry's start")
+            throw HealthReadError(u32(0) == 0x0201_4B50 ? "zip: none of its entries is an export this adapter reads" : "zip: not a zip local header at an entry's start")
         }
         let nameBytes = try take(Int(u16(26)))
         let extra = try take(Int(u16(28)))

@@ -13,7 +13,7 @@ struct HistoryParserTests {
     /// Everything `bytes` holds, read as its detected format, and the error that stopped it.
     static func read(_ stream: any ByteStream) throws -> (HistoryFormat?, HistoryBatch, HealthReadError?) {
         var reader = BlockReader(stream)
-        guard let format = HistoryFormat.detect(try reader.head(64 * 1024)) else { return (nil, HistoryBatch(), nil) }
+        guard let format = HistoryFormat.detect(reader.head(64 * 1024)) else { return (nil, HistoryBatch(), nil) }
         var parser = format.parser(reader), batch = HistoryBatch(), all = HistoryBatch()
         var failure: HealthReadError?
         var more = true
@@ -123,5 +123,20 @@ struct HistoryParserTests {
         #expect(merged[0].arrival == 0 && merged[0].departure == 3700, "earliest arrival to latest departure")
         #expect(merged[0].latitude == 47.37691, "the detected position")
         #expect(merged[0].key == VisitDetector.key(arrival: 0, latitude: 47.3773, longitude: 8.5417), "the earliest member's key")
+    }
+}
+
+extension HistoryParserTests {
+    @Test func aRecLineStillBeingWrittenIsNoErrorAndOnlyLocationsAreFixes() throws {
+        let text = """
+        2024-06-03T06:00:00Z\t*                 \t{"_type":"location","tst":1717394400,"lat":47.3769,"lon":8.5417,"acc":8,"vel":36}
+        2024-06-03T06:00:10Z\t*                 \t{"_type":"transition","tst":1717394410,"lat":47.3769,"lon":8.5417,"event":"leave"}
+        2024-06-03T06:00:20Z\t*                 \tnot json
+        2024-06-03T06:00:30Z\t*                 \t{"_type":"location","tst":1717394430,"lat":47.3
+        """
+        let (format, batch, failure) = try HistoryParserTests.read(bytes: Array(text.utf8))
+        #expect(format == .owntracks && failure == nil)
+        #expect(batch.points.map(\.time) == [1_717_394_400] && batch.points.first?.speed == 10, "vel 36 km/h")
+        #expect(batch.bad == 1, "the broken line counts; the unfinished last one does not")
     }
 }
