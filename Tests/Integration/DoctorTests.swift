@@ -127,6 +127,104 @@ struct DoctorTests {
         #expect(gone.check("adapter music: session bus")?.status == "warn")
     }
 
+    @Test func scansNamesAMissingLanguageAndChecksTheInstalledOnesAndLibraries() throws {
+        let agent = try AgentSandbox()
+        let folder = agent.root + "/scans"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try agent.write("adapters.d/paper.conf", "[Adapter]\nType=scans\nPath=\(folder)\nLanguages=deu+eng\n")
+        try agent.write("adapters.d/greek.conf", "[Adapter]\nType=scans\nPath=\(folder)\nLanguages=qqq+eng\n")
+        let doctor = try DoctorRun(agent)
+        #expect(doctor.status == 1)
+        #expect(doctor.failed == ["adapter greek"], "\(doctor.checks)")
+        let missing = try #require(doctor.check("adapter greek"))
+        #expect(missing.finding.contains("qqq.traineddata not installed in /usr/share/tesseract-ocr/5/tessdata; install tesseract-ocr-qqq"), "\(missing)")
+        #expect(doctor.check("adapter paper: Path=\(folder)")?.finding == "folder exists")
+        #expect(doctor.check("adapter paper: Languages=deu+eng")?.status == "ok")
+        #expect(doctor.check("adapter paper: libtesseract")?.finding.hasPrefix("Tesseract 5.") == true)
+        #expect(doctor.check("adapter paper: poppler-glib")?.finding == "loads")
+    }
+
+    @Test func locationHistoryChecksItsPaths() throws {
+        let agent = try AgentSandbox()
+        let missing = agent.root + "/no-takeout"
+        try agent.write("adapters.d/trips.conf", "[Adapter]\nType=location-history\nPath=\(repoRoot)/fixtures\nPath=\(missing)\n")
+        let doctor = try DoctorRun(agent)
+        #expect(doctor.check("adapter trips: Path=\(repoRoot)/fixtures")?.status == "ok")
+        #expect(doctor.failed == ["adapter trips: Path=\(missing)"])
+    }
+
+    @Test func geoclueLetsUsInWhenAnAgentRuns() throws {
+        let world = try GeoClueWorld()
+        try world.startGeoclue()
+        try world.startLocationAgent()
+        let doctor = try DoctorRun(world.agent, env: world.bus.env)
+        #expect(doctor.status == 0, "\(doctor.checks)")
+        let geoclue = try #require(doctor.check("adapter geo: geoclue"))
+        #expect(geoclue.status == "ok")
+        #expect(geoclue.finding.hasPrefix("lets hearthloom-ingest in"))
+    }
+
+    @Test func geoclueWithoutAnAgentIsAWarningAndDoctorReturns() throws {
+        let world = try GeoClueWorld()
+        try world.startGeoclue()
+        let doctor = try DoctorRun(world.agent, env: world.bus.env)
+        #expect(doctor.status == 0)
+        let geoclue = try #require(doctor.check("adapter geo: geoclue"))
+        #expect(geoclue.status == "warn")
+        #expect(geoclue.finding.hasPrefix("no location agent registered"))
+        #expect(geoclue.fix?.contains("GNOME Shell, Phosh, or /usr/libexec/geoclue-2.0/demos/agent") == true)
+    }
+
+    @Test func geoclueRefusingUsFailsNamingTheConfSection() throws {
+        let world = try GeoClueWorld(geoclueConfig: GeoClueWorld.geoclueConfig(app: "allowed=false\nsystem=false\nusers="))
+        try world.startGeoclue()
+        try world.startLocationAgent()
+        let doctor = try DoctorRun(world.agent, env: world.bus.env)
+        #expect(doctor.failed == ["adapter geo: geoclue"], "\(doctor.checks)")
+        #expect(doctor.check("adapter geo: geoclue")?.finding.contains("disallowed by configuration") == true)
+        #expect(doctor.check("adapter geo: geoclue")?.fix?.hasPrefix(
+            "add to /etc/geoclue/geoclue.conf a section [hearthloom-ingest] with allowed=true, system=true, users=") == true)
+    }
+
+    @Test func geoclueAbsentFailsWithThePackage() throws {
+        let world = try GeoClueWorld()                  // a system bus that activates nothing, and no geoclue on it
+        let doctor = try DoctorRun(world.agent, env: world.bus.env)
+        #expect(doctor.failed == ["adapter geo: geoclue"])
+        #expect(doctor.check("adapter geo: geoclue")?.fix == "install it: sudo apt install geoclue-2.0")
+    }
+
+    @Test func focusSaysWhichSourcesAnswer() throws {
+        let world = try FocusWorld()
+        let session = try FocusService(on: world, on: ["inhibited"])
+        let system = try FocusService(on: world, system: true, on: ["locked"])
+        let doctor = try DoctorRun(world.agent, env: world.busEnv)
+        #expect(doctor.status == 0)
+        #expect(doctor.check("adapter focus: session bus")?.finding == "answers")
+        #expect(doctor.check("adapter focus: Notifications")?.finding == "answers; Inhibited (do not disturb) is on")
+        #expect(doctor.check("adapter focus: ScreenSaver")?.finding == "answers; active is off")
+        #expect(doctor.check("adapter focus: xfconfd")?.finding == "answers; xfce4-notifyd's do-not-disturb is off")
+        #expect(doctor.check("adapter focus: logind")?.finding.contains("locked on, idle off") == true, "\(doctor.checks)")
+        _ = (session, system)
+    }
+
+    @Test func focusWarnsOfSilentSourcesAndOfNoBus() throws {
+        let agent = try AgentSandbox()
+        try agent.write("adapters.d/focus.conf", "[Adapter]\nType=focus\n")
+        let noSystemBus = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(agent.root)/no-system-bus"]
+        let quiet = try PrivateBus(activation: false)           // a session bus nothing is on, and that starts nothing
+        let bare = try DoctorRun(agent, env: quiet.env.merging(noSystemBus) { _, n in n })
+        #expect(bare.status == 0)
+        #expect(bare.check("adapter focus: session bus")?.status == "ok")
+        for source in ["Notifications", "ScreenSaver", "xfconfd"] {
+            #expect(bare.check("adapter focus: \(source)")?.status == "warn", "\(source): \(bare.checks)")
+        }
+        #expect(bare.check("adapter focus: system bus")?.status == "warn")
+        let gone = try DoctorRun(agent, env: noSystemBus.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(agent.root)/no-bus"]) { _, n in n })
+        #expect(gone.status == 0)
+        #expect(gone.check("adapter focus: session bus")?.status == "warn")
+        #expect(gone.check("adapter focus: session bus")?.fix?.contains("DBUS_SESSION_BUS_ADDRESS") == true)
+    }
+
     @Test func deadLettersAreAWarningWithTheirCount() throws {
         let agent = try AgentSandbox()
         try queue(agent, endpoint: .photos, source: "linux-photos", count: 1)

@@ -41,6 +41,19 @@ public struct FocusAdapter: LiveAdapter {
         if let commit { try await sink.commit(commit.items, anchor: commit.anchor) }
     }
 
+    /// `doctor`: the session bus is there, and which sources answer on it and on the system bus.
+    public func doctorChecks() async -> [DoctorCheck] {
+        let session = await DoctorCheck.onBus(.session, unreachableFix: "run doctor inside your desktop session; focus follows "
+                                              + "do-not-disturb and the screen saver on its session bus (DBUS_SESSION_BUS_ADDRESS)") {
+            (bus) throws(BusError) in [.ok("session bus", "answers")] + (try bus.focusSessionChecks())
+        }
+        let system = await DoctorCheck.onBus(.system, unreachableFix: "screen lock and idleness come from logind on the system bus; "
+                                             + "run doctor where it is reachable (DBUS_SYSTEM_BUS_ADDRESS)") {
+            (bus) throws(BusError) in [try bus.logindCheck()]
+        }
+        return session + system
+    }
+
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
         let book = FocusBook(anchor: anchor, minSpan: minSpan)
         let label = label

@@ -4,6 +4,7 @@ import FoundationEssentials
 extension BusConnection {
     static let geoclue = "org.freedesktop.GeoClue2"
     static let geoclueManager = "/org/freedesktop/GeoClue2/Manager"
+    static let managerInterface = "org.freedesktop.GeoClue2.Manager"
     static let clientInterface = "org.freedesktop.GeoClue2.Client"
     static let locationInterface = "org.freedesktop.GeoClue2.Location"
     static let desktopID = "hearthloom-ingest"
@@ -18,7 +19,7 @@ extension BusConnection {
     /// geoclue). Its reply, the client's path, comes out of `nextMessage`: geoclue 2.6 holds it
     /// back until a location agent for the user has registered.
     func requestClient() throws(BusError) -> UInt64 {
-        try send(BusConnection.geoclue, BusConnection.geoclueManager, "org.freedesktop.GeoClue2.Manager", "GetClient")
+        try send(BusConnection.geoclue, BusConnection.geoclueManager, BusConnection.managerInterface, "GetClient")
     }
 
     /// Sets who we are and what we want, then asks geoclue to start (its reply comes out of
@@ -33,6 +34,14 @@ extension BusConnection {
                          arguments: [.string(BusConnection.clientInterface), .string(name), .variant(value)], timeout: 5)
         }
         return try send(BusConnection.geoclue, path, BusConnection.clientInterface, "Start")
+    }
+
+    /// Stops our client and has geoclue forget it (`Client.Stop`, `Manager.DeleteClient`), as
+    /// doctor does after its look; errors are ignored: geoclue drops a client whose peer leaves.
+    func releaseClient(_ path: String) {
+        _ = try? call(BusConnection.geoclue, path, BusConnection.clientInterface, "Stop", arguments: [])
+        _ = try? call(BusConnection.geoclue, BusConnection.geoclueManager, BusConnection.managerInterface, "DeleteClient",
+                      arguments: [.objectPath(path)])
     }
 
     /// The fix a Location object holds, read in one call: geoclue frees a Location a few seconds

@@ -39,6 +39,12 @@ public struct GeoClueAdapter: LiveAdapter {
         try await PlaceTracker.settle(since: anchor, into: sink, settings: settings)
     }
 
+    /// `doctor`: geoclue lets hearthloom-ingest in (see ``GeoClueDoctor``).
+    public func doctorChecks() async -> [DoctorCheck] {
+        let request = request
+        return [await offThePool { GeoClueDoctor.check(request) }]
+    }
+
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
         let reader = GeoClueReader(request: request)
         try await PlaceTracker.follow(reader.events, from: anchor, settings: settings, into: sink, stop: { reader.stop() })

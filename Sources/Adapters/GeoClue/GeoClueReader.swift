@@ -102,9 +102,7 @@ private struct GeoClueClient {
             case .waiting(let until):
                 deadline = until
             case .asking(_, let since) where since + .seconds(GeoClueReader.agentWait) <= .now:
-                said.say("geoclue has held back our client for \(Int(GeoClueReader.agentWait)) s: geoclue 2.6 serves apps only while "
-                         + "a location agent for this user runs (GNOME Shell, Phosh, or /usr/libexec/geoclue-2.0/demos/agent on a "
-                         + "machine without a desktop); still waiting")
+                said.say("geoclue has held back our client for \(Int(GeoClueReader.agentWait)) s: \(GeoClueRefusal.agentMissing); still waiting")
             case .asking(_, let since):
                 deadline = since + .seconds(GeoClueReader.agentWait)
             default:
@@ -116,7 +114,7 @@ private struct GeoClueClient {
                 if fix + .seconds(1) <= .now { said.continuation.yield(.pause); lastFix = nil; continue }
                 deadline = min(deadline ?? fix + .seconds(1), fix + .seconds(1))
             }
-            control.wait(on: [bus], timeout: deadline.map(GeoClueClient.seconds(until:)))
+            control.wait(on: [bus], until: deadline)
         }
     }
 
@@ -162,28 +160,7 @@ private struct GeoClueClient {
     private var isWaiting: Bool { if case .waiting = phase { true } else { false } }
 
     private mutating func failed(_ error: BusError) {
-        said.say(GeoClueClient.explain(error))
+        said.say(GeoClueRefusal(error).line)
         phase = .waiting(until: .now + .seconds(backoff.next()))
-    }
-
-    static func seconds(until deadline: ContinuousClock.Instant) -> Double {
-        let left = (deadline - .now).components
-        return max(0, Double(left.seconds) + Double(left.attoseconds) / 1e18)
-    }
-
-    /// One line on why geoclue did not serve us, with the fix.
-    static func explain(_ error: BusError) -> String {
-        let message = error.message ?? error.description
-        switch error.name {
-        case "org.freedesktop.DBus.Error.AccessDenied" where message.contains("Geolocation disabled"):
-            return "geoclue: \(message): location services are switched off in the desktop's privacy settings"
-        case "org.freedesktop.DBus.Error.AccessDenied":
-            return "geoclue refused \(BusConnection.desktopID) (\(message)); fix: add to /etc/geoclue/geoclue.conf a section "
-                + "[\(BusConnection.desktopID)] with allowed=true, system=true, users= (empty: every user), then restart geoclue"
-        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-            return "geoclue is not running and the system bus cannot start it (is the geoclue-2.0 package installed?); trying again"
-        default:
-            return "geoclue: \(error)"
-        }
     }
 }

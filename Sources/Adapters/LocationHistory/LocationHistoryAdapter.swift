@@ -34,6 +34,9 @@ public struct LocationHistoryAdapter: DeviceAdapter {
 
     public var watchedPaths: [String] { roots }
 
+    /// `doctor`: every `Path=` exists and may be read.
+    public func doctorChecks() async -> [DoctorCheck] { DoctorCheck.paths(watchedPaths) }
+
     static let prefix = "f:"
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {

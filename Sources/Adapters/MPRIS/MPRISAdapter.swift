@@ -69,15 +69,10 @@ public struct MPRISAdapter: LiveAdapter {
 
     /// `doctor`: the session bus answers, and which players are on it now.
     public func doctorChecks() async -> [DoctorCheck] {
-        let found = await offThePool { () -> Result<[String], BusError> in
-            do throws(BusError) { return .success(try BusConnection(.session).playerNames()) } catch { return .failure(error) }
-        }
-        switch found {
-        case .success(let players):
+        await DoctorCheck.onBus(.session, unreachableFix: "run doctor inside your desktop session; mpris follows players on its session bus (DBUS_SESSION_BUS_ADDRESS)") {
+            (bus) throws(BusError) in
+            let players = try bus.playerNames()
             return [.ok("session bus", "answers; players now: " + (players.isEmpty ? "none" : players.map(BusConnection.shortName).joined(separator: ", ")))]
-        case .failure(let error):
-            return [.warn("session bus", "not reachable from here (\(error.description))",
-                          fix: "run doctor inside your desktop session; mpris follows players on its session bus (DBUS_SESSION_BUS_ADDRESS)")]
         }
     }
 

@@ -11,7 +11,7 @@ final class PDFDocument: Sendable {
     let pageCount: Int
 
     init(_ bytes: [UInt8]) throws(ScanError) {
-        guard cpoppler_load() != 0 else { throw ScanError("libpoppler-glib.so.8 is not installed; install libpoppler-glib8") }
+        guard cpoppler_load() != 0 else { throw ScanError(PDFDocument.libraryMissing + "; install libpoppler-glib8") }
         var message: UnsafeMutablePointer<CChar>?
         let opened = bytes.withUnsafeBufferPointer { cpoppler_open($0.baseAddress, $0.count, &message) }
         let reason = message.map { String(cString: $0) }
@@ -22,6 +22,13 @@ final class PDFDocument: Sendable {
     }
 
     deinit { handle.withLock { cpoppler_close($0) } }
+
+    static let libraryMissing = "libpoppler-glib.so.8 is not installed"
+
+    /// `doctor`: poppler-glib loads (a PDF's own text and its pages' images come from it).
+    static var libraryCheck: DoctorCheck {
+        cpoppler_load() != 0 ? .ok("poppler-glib", "loads") : .fail("poppler-glib", libraryMissing, fix: "sudo apt install libpoppler-glib8")
+    }
 
     /// Page `index`'s own text, nil when it has none (a scanned page: an image and nothing else).
     func text(ofPage index: Int) -> String? {

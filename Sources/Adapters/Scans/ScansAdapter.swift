@@ -42,6 +42,13 @@ public struct ScansAdapter: DeviceAdapter {
 
     public var watchedPaths: [String] { files.roots }
 
+    /// `doctor`: every `Path=` exists, the languages are installed (else `init` has already
+    /// failed, naming the package), and libtesseract, leptonica and poppler-glib load.
+    public func doctorChecks() async -> [DoctorCheck] {
+        DoctorCheck.paths(watchedPaths)
+            + [.ok("Languages=\(languages)", "installed in \(TesseractLanguages.folder)"), TesseractEngine.libraryCheck, PDFDocument.libraryCheck]
+    }
+
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         let recognizer = ScanRecognizer(pool: EnginePool(languages: languages, engines: ProcessInfo.processInfo.activeProcessorCount))
         try await files.scan(since: anchor, into: sink) { [languages] path, bytes in

@@ -9,7 +9,7 @@ final class TesseractEngine: Sendable {
 
     /// Loads libtesseract and the languages' traineddata (tens of MB, a fraction of a second).
     init(languages: String) throws(ScanError) {
-        guard ctess_load() != 0 else { throw ScanError("libtesseract.so.5 or liblept.so.5 is not installed; install libtesseract5") }
+        guard ctess_load() != 0 else { throw ScanError(TesseractEngine.libraryMissing + "; install " + TesseractEngine.libraryPackages) }
         guard let api = ctess_create() else { throw ScanError("TessBaseAPICreate failed") }
         // Tesseract's own notes (resolution guesses, empty pages) would go to stderr.
         _ = ctess_set_variable(api, "debug_file", "/dev/null")
@@ -21,6 +21,17 @@ final class TesseractEngine: Sendable {
     }
 
     deinit { handle.withLock { ctess_delete($0) } }
+
+    static let libraryMissing = "libtesseract.so.5 or liblept.so.5 is not installed"
+    static let libraryPackages = "libtesseract5 liblept5"
+
+    /// `doctor`: libtesseract and leptonica load.
+    static var libraryCheck: DoctorCheck {
+        guard ctess_load() != 0, let version = ctess_version() else {
+            return .fail("libtesseract", libraryMissing, fix: "sudo apt install \(libraryPackages)")
+        }
+        return .ok("libtesseract", "Tesseract \(String(cString: version)) and leptonica load")
+    }
 
     /// The text Tesseract reads on the page `decode` makes, and the confidence (0–100) of each
     /// word; nil when `decode` makes none. The page is decoded under the engine's lock, so its

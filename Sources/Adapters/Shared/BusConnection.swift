@@ -70,6 +70,8 @@ enum BusMessage: Sendable {
 enum BusArgument: Sendable {
     case string(String)
     case uint32(UInt32)
+    /// An object path (`o`), as `Manager.DeleteClient` takes.
+    case objectPath(String)
     indirect case variant(BusArgument)
 }
 
@@ -171,8 +173,10 @@ final class BusConnection {
             rc = text.withCString { api.pointee.append_basic(message, CChar(UInt8(ascii: "s")), $0) }
         case .uint32(var number):
             rc = api.pointee.append_basic(message, CChar(UInt8(ascii: "u")), &number)
+        case .objectPath(let path):
+            rc = path.withCString { api.pointee.append_basic(message, CChar(UInt8(ascii: "o")), $0) }
         case .variant(let inner):
-            let signature = switch inner { case .string: "s"; case .uint32: "u"; case .variant: "v" }
+            let signature = switch inner { case .string: "s"; case .uint32: "u"; case .objectPath: "o"; case .variant: "v" }
             try check(api.pointee.open_container(message, CChar(UInt8(ascii: "v")), signature), "sd_bus_message_open_container")
             try append(inner, to: message)
             rc = api.pointee.close_container(message)

@@ -34,4 +34,10 @@ final class BusLoopControl: Sendable {
         let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), Double(Int32.max))) } ?? -1
         _ = poll(&fds, nfds_t(fds.count), milliseconds)               // EINTR is a spurious wakeup: the caller loops
     }
+
+    /// The same, until `deadline` (nil: no limit).
+    func wait(on buses: [BusConnection] = [], until deadline: ContinuousClock.Instant?) {
+        let left = deadline.map { ($0 - .now).components }
+        wait(on: buses, timeout: left.map { max(0, Double($0.seconds) + Double($0.attoseconds) / 1e18) })
+    }
 }
