@@ -4,10 +4,14 @@ import IngestCore
 /// that does not answer is a warning, not a failure: each desktop has only some of them.
 extension BusConnection {
     func focusSessionChecks() throws(BusError) -> [DoctorCheck] {
-        let inhibited = try notificationsInhibited(), screenSaver = try screenSaverActive(), xfce = try xfceDoNotDisturb()
+        // Only services already running are asked: a call would start an activatable one
+        // (xfce4-notifyd on any desktop), and doctor changes nothing.
+        let inhibited = try hasOwner(Focus.notifications) ? notificationsInhibited() : nil
+        let screenSaver = try hasOwner(Focus.screenSaver) ? screenSaverActive() : nil
+        let xfce = try hasOwner(Focus.xfconf) ? xfceDoNotDisturb() : nil
         return [
             inhibited.map { .ok("Notifications", "answers; Inhibited (do not disturb) is \(BusConnection.onOff($0))") }
-                ?? .warn("Notifications", "no notification server with Inhibited answers",
+                ?? .warn("Notifications", "no running notification server with Inhibited answers",
                          fix: "needed only for KDE Plasma's do-not-disturb (or a server with Inhibited): run doctor inside that session"),
             screenSaver.map { .ok("ScreenSaver", "answers; active is \(BusConnection.onOff($0))") }
                 ?? .warn("ScreenSaver", "org.freedesktop.ScreenSaver does not answer",
