@@ -156,15 +156,24 @@ public struct HealthAdapter: DeviceAdapter {
         let result = Locked(Outcome())
         let settings = self.settings
         DispatchQueue.global().async {
-            let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
+            let spool = HealthSampleSpool()
+            func handOn(_ records: [StateRecord]) throws(HealthReadError) {
                 permits.wait()
                 if cancelled.load(ordering: .relaxed) { throw HealthReadError("stopped") }
+                continuation.yield(records)
+            }
+            let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
                 // Encoded here: SQLite, on the other side, is the slower half.
-                continuation.yield(samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored))
+                let records = samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored)
+                if try !spool.take(records) { try handOn(records) }
             }
             var failure: HealthReadError?
             do throws(HealthReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
             do throws(HealthReadError) { try collector.flushNow() } catch { failure = failure ?? error }
+            // What came scattered goes to the store sorted, after what came in order (and before
+            // the file's anchor): a cut-off file keeps it too.
+            if spool.count > 0 { Log.info("\(input.path): \(spool.count) samples came scattered over days and kinds; stored sorted") }
+            do throws(HealthReadError) { try spool.drain(size: collector.chunkSize, handOn) } catch { failure = failure ?? error }
             result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
         }
@@ -214,7 +223,7 @@ public struct HealthAdapter: DeviceAdapter {
         let began = ContinuousClock.now
         var committer = ChunkCommitter(sink)
         let dirty = try sink.records.changedGroups()
-        let batch = 128
+        let batch = 32             // days of thousands of samples each: two batches stay a few MB
         func read(_ start: Int) -> Task<[(String, RecordGroup)], any Error> {
             Task {
                 var read: [(String, RecordGroup)] = []
