@@ -165,7 +165,7 @@ public struct HealthAdapter: DeviceAdapter {
             let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
                 // Encoded here: SQLite, on the other side, is the slower half.
                 let records = samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored)
-                if try !spool.take(records) { try handOn(records) }
+                if try !spool.take(records) { try handOn(HealthAdapter.byShelf(records)) }
             }
             var failure: HealthReadError?
             do throws(HealthReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
@@ -194,6 +194,14 @@ public struct HealthAdapter: DeviceAdapter {
             throw error
         }
         return result.withLock { $0 }
+    }
+
+    /// `records` shelf by shelf, each shelf's in the order read (a key read twice keeps its later
+    /// value): kinds read interleaved go into the store's B-tree one kind's run after another.
+    static func byShelf(_ records: [StateRecord]) -> [StateRecord] {
+        var shelves = [[StateRecord]](repeating: [], count: StateRecord.shelfCount)
+        for r in records { shelves[Int(r.shelf)].append(r) }
+        return shelves.flatMap { $0 }
     }
 
     /// The hash of the first `count` bytes (how the file looked when last read), feeding the same
