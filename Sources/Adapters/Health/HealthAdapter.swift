@@ -231,19 +231,26 @@ public struct HealthAdapter: DeviceAdapter {
         let began = ContinuousClock.now
         var committer = ChunkCommitter(sink)
         let dirty = try sink.records.changedGroups()
-        let batch = 32             // days of thousands of samples each: two batches stay a few MB
+        // A batch ends at 128 days or 20 000 samples (a few MB): days of a minute-by-minute
+        // export hold thousands each.
         func read(_ start: Int) -> Task<[(String, RecordGroup)], any Error> {
             Task {
-                var read: [(String, RecordGroup)] = []
-                for bucket in dirty[start..<min(start + batch, dirty.count)] { read.append((bucket, try sink.records.group(bucket))) }
+                var read: [(String, RecordGroup)] = [], samples = 0
+                for bucket in dirty[start...] {
+                    let group = try sink.records.group(bucket)
+                    read.append((bucket, group)); samples += group.records.count
+                    if read.count == 128 || samples >= 20_000 { break }
+                }
                 return read
             }
         }
         var next = dirty.isEmpty ? nil : read(0)
-        for start in stride(from: 0, to: dirty.count, by: batch) {
+        var start = 0
+        while let reading = next {
             // The next batch is read from the store while this one is rolled up.
-            let stored = try await next!.value, items = self.items
-            next = start + batch < dirty.count ? read(start + batch) : nil
+            let stored = try await reading.value, items = self.items
+            start += stored.count
+            next = start < dirty.count ? read(start) : nil
             let rolled = await withTaskGroup(of: [(Int, [Item], SettledGroup)].self) { group in
                 let lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
                 for lane in 0..<lanes {
