@@ -62,7 +62,7 @@ mb = os.path.getsize(path) / 1e6
 load = r["python3 json.load"]
 for name, kb in (("run --dry-run", dry_kb), ("run", run_kb)):
     t = r["hearthloom-ingest " + name]
-    print(f"  {name}: {t:.2f} s = {load / t:.2f}x faster than json.load ({load:.2f} s), {rollup / t:.1f}x hae_rollup.py ({rollup:.2f} s)", file=sys.stderr)
+    print(f"  {name}: {t:.2f} s; json.load {load:.2f} s / agent = {load / t:.2f}x (goal: above 1); hae_rollup.py {rollup:.2f} s / agent = {rollup / t:.1f}x", file=sys.stderr)
     ok = t < load and int(kb) <= 100_000
     print(f"health: {mb:.0f} MB Health Auto Export JSON, `{name}`\t{t:.2f} s, {int(kb) / 1000:.0f} MB peak RSS"
           f"\tPython json.load alone {load:.2f} s, {int(py_kb) / 1000:.0f} MB; hae_rollup.py {rollup:.2f} s"
