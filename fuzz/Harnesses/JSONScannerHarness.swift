@@ -8,8 +8,8 @@ enum JSONScannerHarness {
             var scanner = JSONScanner(buffer)
             try? walk(&scanner, depth: 0)
         }
-        // The same, streamed in 7-byte reads: every value is cut by a block's end somewhere.
-        if var streamed = try? JSONScanner(stream: ChunkedByteStream(bytes, chunk: 7)) { try? walk(&streamed, depth: 0) }
+        // The same, streamed in 7-byte reads into a 32-byte window that grows for long values.
+        if var streamed = try? JSONScanner(stream: ChunkedByteStream(bytes, chunk: 7), blockSize: 16) { try? walk(&streamed, depth: 0) }
         _ = try? JSONArrayElements.scan(ChunkedByteStream(bytes, chunk: 7)) { _, _ in }
         _ = try? JSONArrayElements.scan(ChunkedByteStream(bytes), key: "data") { _, _ in }
     }
