@@ -6,12 +6,19 @@ sorted by time (steps and energy from a watch and a phone, heart rate every few 
 resting heart rate and HRV daily, sleep stages nightly), Workouts with WorkoutStatistics,
 and ActivitySummaries. Offsets follow Europe/Berlin's DST. Deterministic (seeded).
 
-usage: make-export-xml.py OUT [SIZE_MB]
+ORDER (default grouped) is how the Records follow each other: `grouped` by type, then time
+(what the Health app writes); `interleaved` by time across all types (a merged export: steps,
+heart rate and the rest alternate); `shuffled` in random order. The Records are the same in all
+three; Workouts and ActivitySummaries follow them.
+
+usage: make-export-xml.py OUT [SIZE_MB [ORDER]]
 """
 import random, sys, datetime
 
 out_path = sys.argv[1]
 target = int(float(sys.argv[2]) if len(sys.argv) > 2 else 1024) * 1_000_000
+order = sys.argv[3] if len(sys.argv) > 3 else "grouped"
+assert order in ("grouped", "interleaved", "shuffled"), "ORDER: grouped, interleaved or shuffled"
 rng = random.Random(5)
 WATCH = 'sourceName="Anna&apos;s Apple Watch" sourceVersion="10.5" device="&lt;&lt;HKDevice: 0x283b1c2d0&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.5&gt;"'
 PHONE = 'sourceName="Anna’s iPhone" sourceVersion="17.5" device="&lt;&lt;HKDevice: 0x283b1c9a0&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,2, software:17.5&gt;"'
@@ -30,9 +37,15 @@ def days(n):
     start = datetime.date(2016, 1, 1)
     return [start + datetime.timedelta(days=i) for i in range(n)]
 
+# Records are written as they are made (grouped), or kept with their start to be reordered.
+held = []
+def emit(f, day, m0, text):
+    if order == "grouped": f.write(text)
+    else: held.append((day.toordinal(), m0, len(held), text))
+
 def record(f, type_, src, unit, day, m0, m1, value):
-    f.write(' <Record type="%s" %s unit="%s" creationDate="%s" startDate="%s" endDate="%s" value="%s"/>\n'
-            % (type_, src, unit, stamp(day, m1), stamp(day, m0), stamp(day, m1), value))
+    emit(f, day, m0, ' <Record type="%s" %s unit="%s" creationDate="%s" startDate="%s" endDate="%s" value="%s"/>\n'
+         % (type_, src, unit, stamp(day, m1), stamp(day, m0), stamp(day, m1), value))
 
 with open(out_path, "w", encoding="utf-8") as f:
     f.write('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE HealthData [\n<!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord)*)>\n'
@@ -64,9 +77,13 @@ with open(out_path, "w", encoding="utf-8") as f:
         m = 30
         for stage in stages:
             length = rng.randint(20, 70)
-            f.write(' <Record type="HKCategoryTypeIdentifierSleepAnalysis" %s creationDate="%s" startDate="%s" endDate="%s" value="HKCategoryValueSleepAnalysis%s"/>\n'
-                    % (WATCH, stamp(day, m + length), stamp(day, m), stamp(day, m + length), "Asleep" + stage if stage != "Awake" else "Awake"))
+            emit(f, day, m, ' <Record type="HKCategoryTypeIdentifierSleepAnalysis" %s creationDate="%s" startDate="%s" endDate="%s" value="HKCategoryValueSleepAnalysis%s"/>\n'
+                 % (WATCH, stamp(day, m + length), stamp(day, m), stamp(day, m + length), "Asleep" + stage if stage != "Awake" else "Awake"))
             m += length
+    if order == "shuffled": random.Random(7).shuffle(held)
+    else: held.sort()
+    f.writelines(h[3] for h in held)
+    held = []
     for day in calendar[::3]:
         f.write(' <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="31.5" durationUnit="min" %s creationDate="%s" startDate="%s" endDate="%s">\n'
                 % (WATCH, stamp(day, 7 * 60 + 40), stamp(day, 7 * 60 + 5), stamp(day, 7 * 60 + 36)))

@@ -8,8 +8,10 @@ enum JSONScannerHarness {
             var scanner = JSONScanner(buffer)
             try? walk(&scanner, depth: 0)
         }
-        _ = try? JSONArrayElements.scan(bytes) { _, _ in }
-        _ = try? JSONArrayElements.scan(bytes, key: "data") { _, _ in }
+        // The same, streamed in 7-byte reads into a 32-byte window that grows for long values.
+        if var streamed = try? JSONScanner(stream: ChunkedByteStream(bytes, chunk: 7), blockSize: 16) { try? walk(&streamed, depth: 0) }
+        _ = try? JSONArrayElements.scan(ChunkedByteStream(bytes, chunk: 7)) { _, _ in }
+        _ = try? JSONArrayElements.scan(ChunkedByteStream(bytes), key: "data") { _, _ in }
     }
 
     /// Every value, as the readers meet them; past a depth the rest is skipped as they skip it.

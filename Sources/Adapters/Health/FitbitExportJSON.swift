@@ -13,8 +13,8 @@ import IngestCore
 ///   the tracker's local wall time: bedtimes stay at the same hour when the wearer changes zones
 ///   (andykong.org/blog/fitbitsleeptzcorrection), so they are placed with `HealthTime.instant`.
 ///
-/// Files are small (a day or a month of one metric), so each is read whole; the array is split
-/// by `JSONArrayElements`, so a file cut off mid-way keeps every record before the cut.
+/// Each file is streamed, its array split by `JSONArrayElements`, so memory does not grow with
+/// the file and a file cut off mid-way keeps every record before the cut.
 enum FitbitExportJSON: HealthReader {
     static let format = "fitbit"
     /// The export names no device; one fixed name keeps a sample's identity the same across files.
@@ -41,14 +41,22 @@ enum FitbitExportJSON: HealthReader {
     }
 
     static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
-        let bytes = try input.bytes()
         let name = input.path.lastPathComponent
-        guard let metric = metric(fromName: name) ?? sniff(bytes) else {
+        var known = metric(fromName: name)
+        if known == nil { known = sniff(try head(input)) }
+        guard let metric = known else {
             throw HealthReadError("not a Fitbit export file (steps-, calories-, heart_rate-, resting_heart_rate- or sleep-YYYY-MM-DD.json)")
         }
         let zone = settings.timeZone
-        var calories: [(start: Double, kcal: Double, line: Int)] = []
-        let end = try JSONArrayElements.scan(bytes) { (record, line) throws(HealthReadError) in
+        // Calories count from their day's lowest minute: a first pass finds it, the second (not
+        // hashed again) hands the minutes on.
+        var stream: any ByteStream = try input.stream()
+        var floors: [String: Double] = [:]
+        if metric == .calories {
+            floors = try calorieFloors(stream, zone: zone)
+            stream = try FileByteStream(path: input.path, offset: input.offset)
+        }
+        let end = try JSONArrayElements.scan(stream) { (record, line) throws(HealthReadError) in
             guard let record else { out.bad(line: line, "not a JSON record"); return }
             switch metric {
             case .steps, .calories, .heartRate:
@@ -57,7 +65,7 @@ enum FitbitExportJSON: HealthReader {
                 }
                 let field = metric == .heartRate ? record["value"]?["bpm"] : record["value"]
                 guard let value = JSONArrayElements.number(field) else { out.bad(line: line, "value is not a number"); return }
-                if metric == .calories { calories.append((start, value, line)); return }
+                if metric == .calories { try activeEnergy(start: start, kcal: value, floors: floors, zone: zone, line: line, into: out); return }
                 // A zero-step minute adds nothing to a day, and would only make the tracker hide
                 // the phone's steps in minutes it was lying on a table.
                 if metric == .steps, value == 0 { return }
@@ -77,12 +85,15 @@ enum FitbitExportJSON: HealthReader {
                 try sleep(record, line: line, zone: zone, into: out)
             }
         }
-        if metric == .calories { try activeEnergy(calories, zone: zone, into: out) }
         switch end {
         case .complete: break
         case .truncated(let line): out.note("\(name) is cut off at line \(line): the records before it were read")
         case .missing: throw HealthReadError("not a Fitbit export file (no top-level JSON array)")
         }
+    }
+
+    private static func head(_ input: HealthInput) throws(HealthReadError) -> [UInt8] {
+        do { return try FileSystem.readBytes(input.path, from: input.offset, limit: 4096) } catch { throw HealthReadError(error.message) }
     }
 
     /// A renamed file forced with `Format=fitbit`: sleep and heart-rate records can be told by their
@@ -102,22 +113,25 @@ enum FitbitExportJSON: HealthReader {
     /// the lowest minute of its local day, which is the basal rate Fitbit spreads evenly over
     /// resting minutes. A day the file holds only part of (a month file's first or last day in
     /// another zone) takes its floor from the minutes it has.
-    static func activeEnergy(_ minutes: [(start: Double, kcal: Double, line: Int)], zone: ZoneRules, into out: HealthCollector) throws(HealthReadError) {
-        var floor: [String: Double] = [:]
-        var valid: [(start: Double, offset: Int, kcal: Double, day: String, line: Int)] = []
-        for m in minutes {
-            guard m.kcal.isFinite, m.kcal >= 0 else { out.bad(line: m.line, "negative or invalid calories \(m.kcal)"); continue }
-            let offset = zone.offset(at: m.start)
-            let day = HealthTime.localDate(of: m.start, offset: offset)
-            floor[day] = min(floor[day] ?? .infinity, m.kcal)
-            valid.append((m.start, offset, m.kcal, day, m.line))
+    static func calorieFloors(_ stream: any ByteStream, zone: ZoneRules) throws(HealthReadError) -> [String: Double] {
+        var floors: [String: Double] = [:]
+        _ = try JSONArrayElements.scan(stream) { (record, _) throws(HealthReadError) in
+            guard let text = record?["dateTime"]?.stringValue, let start = utcDateTime(text),
+                  let kcal = JSONArrayElements.number(record?["value"]), kcal.isFinite, kcal >= 0 else { return }
+            let day = HealthTime.localDate(of: start, offset: zone.offset(at: start))
+            floors[day] = min(floors[day] ?? .infinity, kcal)
         }
-        for m in valid {
-            let active = m.kcal - floor[m.day]!
-            guard active > 0 else { continue }
-            try out.add(HealthSample(kind: .activeEnergy, start: m.start, end: m.start + 60, offset: m.offset,
-                                     value: active, source: source), line: m.line)
-        }
+        return floors
+    }
+
+    /// One minute's calories above its day's floor, as active energy.
+    static func activeEnergy(start: Double, kcal: Double, floors: [String: Double], zone: ZoneRules, line: Int,
+                             into out: HealthCollector) throws(HealthReadError) {
+        guard kcal.isFinite, kcal >= 0 else { out.bad(line: line, "negative or invalid calories \(kcal)"); return }
+        let offset = zone.offset(at: start)
+        let active = kcal - (floors[HealthTime.localDate(of: start, offset: offset)] ?? kcal)
+        guard active > 0 else { return }
+        try out.add(HealthSample(kind: .activeEnergy, start: start, end: start + 60, offset: offset, value: active, source: source), line: line)
     }
 
     // MARK: - Sleep

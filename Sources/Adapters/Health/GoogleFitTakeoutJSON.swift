@@ -24,10 +24,9 @@ enum GoogleFitTakeoutJSON: HealthReader {
     static let sleepStages: [Int64: HealthSample.SleepStage] = [1: .awake, 2: .asleep, 4: .core, 5: .deep, 6: .rem]
 
     static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
-        let bytes = try input.bytes()
         let zone = settings.timeZone
         var ignored: Set<String> = []
-        let end = try JSONArrayElements.scan(bytes, key: "Data Points") { (point, line) throws(HealthReadError) in
+        let end = try JSONArrayElements.scan(input.stream(), key: "Data Points") { (point, line) throws(HealthReadError) in
             guard let point, let type = point["dataTypeName"]?.stringValue else { out.bad(line: line, "not a data point with a dataTypeName"); return }
             guard let startNanos = point["startTimeNanos"]?.intValue ?? point["startTimeNanos"]?.stringValue.flatMap({ Int64($0) }),
                   let endNanos = point["endTimeNanos"]?.intValue ?? point["endTimeNanos"]?.stringValue.flatMap({ Int64($0) }) else {

@@ -159,15 +159,24 @@ public struct HealthAdapter: DeviceAdapter {
         let result = Locked(Outcome())
         let settings = self.settings
         DispatchQueue.global().async {
-            let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
+            let spool = HealthSampleSpool()
+            func handOn(_ records: [StateRecord]) throws(HealthReadError) {
                 permits.wait()
                 if cancelled.load(ordering: .relaxed) { throw HealthReadError("stopped") }
+                continuation.yield(records)
+            }
+            let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
                 // Encoded here: SQLite, on the other side, is the slower half.
-                continuation.yield(samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored))
+                let records = samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored)
+                if try !spool.take(records) { try handOn(HealthAdapter.byShelf(records)) }
             }
             var failure: HealthReadError?
             do throws(HealthReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
             do throws(HealthReadError) { try collector.flushNow() } catch { failure = failure ?? error }
+            // What came scattered goes to the store sorted, after what came in order (and before
+            // the file's anchor): a cut-off file keeps it too.
+            if spool.count > 0 { Log.info("\(input.path): \(spool.count) samples came scattered over days and kinds; stored sorted") }
+            do throws(HealthReadError) { try spool.drain(size: collector.chunkSize, handOn) } catch { failure = failure ?? error }
             result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
         }
@@ -188,6 +197,14 @@ public struct HealthAdapter: DeviceAdapter {
             throw error
         }
         return result.withLock { $0 }
+    }
+
+    /// `records` shelf by shelf, each shelf's in the order read (a key read twice keeps its later
+    /// value): kinds read interleaved go into the store's B-tree one kind's run after another.
+    static func byShelf(_ records: [StateRecord]) -> [StateRecord] {
+        var shelves = [[StateRecord]](repeating: [], count: StateRecord.shelfCount)
+        for r in records { shelves[Int(r.shelf)].append(r) }
+        return shelves.flatMap { $0 }
     }
 
     /// The hash of the first `count` bytes (how the file looked when last read), feeding the same
@@ -217,19 +234,26 @@ public struct HealthAdapter: DeviceAdapter {
         let began = ContinuousClock.now
         var committer = ChunkCommitter(sink)
         let dirty = try sink.records.changedGroups()
-        let batch = 128
+        // A batch ends at 128 days or 20 000 samples (a few MB): days of a minute-by-minute
+        // export hold thousands each.
         func read(_ start: Int) -> Task<[(String, RecordGroup)], any Error> {
             Task {
-                var read: [(String, RecordGroup)] = []
-                for bucket in dirty[start..<min(start + batch, dirty.count)] { read.append((bucket, try sink.records.group(bucket))) }
+                var read: [(String, RecordGroup)] = [], samples = 0
+                for bucket in dirty[start...] {
+                    let group = try sink.records.group(bucket)
+                    read.append((bucket, group)); samples += group.records.count
+                    if read.count == 128 || samples >= 20_000 { break }
+                }
                 return read
             }
         }
         var next = dirty.isEmpty ? nil : read(0)
-        for start in stride(from: 0, to: dirty.count, by: batch) {
+        var start = 0
+        while let reading = next {
             // The next batch is read from the store while this one is rolled up.
-            let stored = try await next!.value, items = self.items
-            next = start + batch < dirty.count ? read(start + batch) : nil
+            let stored = try await reading.value, items = self.items
+            start += stored.count
+            next = start < dirty.count ? read(start) : nil
             let rolled = await withTaskGroup(of: [(Int, [Item], SettledGroup)].self) { group in
                 let lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
                 for lane in 0..<lanes {

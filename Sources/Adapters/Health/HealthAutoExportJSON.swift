@@ -13,12 +13,12 @@ import Glibc
 /// priority glob such as `*Watch*` still matches it); workouts with energy as a quantity object,
 /// a plain number or a per-minute series.
 ///
-/// The file is scanned in place with ``JSONScanner``: nothing is built for metrics that are not
-/// read, and no `String` is made for numbers or dates.
+/// The file is streamed through ``JSONScanner`` in blocks, in bounded memory whatever its size:
+/// nothing is built for metrics that are not read, and no `String` is made for numbers or dates.
+/// A metric whose `data` comes before its `name` is skipped, then read again from where its
+/// `data` began by a second scanner on the same file.
 enum HealthAutoExportJSON: HealthReader {
     static let format = "hae-json"
-    /// Read whole into memory: beyond this, the user is asked to export a shorter period.
-    static let sizeLimit = 1 << 30
     /// Points without a `source` (older app versions): one constant name, not the file's, so
     /// two overlapping exports give one identity.
     static let defaultSource = "Health Auto Export"
@@ -49,23 +49,22 @@ enum HealthAutoExportJSON: HealthReader {
     }
 
     static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
-        // JSON cannot be read from where a file grew: a longer export is read whole.
-        let bytes = try input.bytes(limit: sizeLimit)
-        try read(bytes, into: out)
+        // JSON cannot be read from where a file grew: a longer export is read again from its start.
+        let path = input.path
+        try read(input.stream(), reopen: { offset throws(HealthReadError) in try FileByteStream(path: path, offset: offset) }, into: out)
     }
 
-    /// Reads an export held in memory.
-    static func read(_ bytes: [UInt8], into out: HealthCollector) throws(HealthReadError) {
+    /// Reads an export from `stream`; `reopen` gives the same bytes again from an offset (a
+    /// second look, not hashed again).
+    static func read(_ stream: any ByteStream, reopen: @escaping (Int64) throws(HealthReadError) -> any ByteStream,
+                     into out: HealthCollector) throws(HealthReadError) {
         do {
-            try bytes.withUnsafeBufferPointer { buffer in
-                var parser = Parser(s: JSONScanner(buffer), out: out)
-                try parser.document()
-                if !parser.sawData { throw HealthReadError("no data.metrics or data.workouts") }
-            }
+            var parser = Parser(s: try JSONScanner(stream: stream), out: out, reopen: reopen)
+            try parser.document()
+            try stream.drain()
+            if !parser.sawData { throw HealthReadError("no data.metrics or data.workouts") }
         } catch let error as HealthReadError {
             throw error
-        } catch let error as JSONScanner.Failure {
-            throw HealthReadError("\(error)")
         } catch {
             throw HealthReadError("\(error)")
         }
@@ -73,12 +72,18 @@ enum HealthAutoExportJSON: HealthReader {
 
     // MARK: - Parser
 
-    private struct Parser {
+    private struct Parser: ~Copyable {
         var s: JSONScanner
         let out: HealthCollector
+        /// A stream of the same file from an offset, to read a metric's `data` once its name is known.
+        let reopen: (Int64) throws(HealthReadError) -> any ByteStream
         var sawData = false
         /// Sources repeat point after point: the last one's bytes and text, so most points make no `String`.
-        var lastSource: (range: Range<Int>, text: String)?
+        var lastSource: (bytes: [UInt8], text: String)?
+
+        init(s: consuming JSONScanner, out: HealthCollector, reopen: @escaping (Int64) throws(HealthReadError) -> any ByteStream) {
+            self.s = s; self.out = out; self.reopen = reopen
+        }
 
         mutating func document() throws {
             guard try s.peek() == .object else { throw JSONScanner.Failure.syntax(line: s.line, "not a JSON object") }
@@ -106,21 +111,20 @@ enum HealthAutoExportJSON: HealthReader {
             guard try s.peek() == .object else { out.bad(line: line, "a metric that is not an object"); try s.skipValue(); return }
             try s.enterObject()
             var name: String?, units: String?
-            var deferred: (position: Int, line: Int)?
+            var deferred: (offset: Int64, line: Int)?
             while let k = try s.nextKey() {
                 if s.key(k, is: "name") { name = try s.string() }
                 else if s.key(k, is: "units") { units = try s.string() }
                 else if s.key(k, is: "data") {
-                    if let name, let units { try points(name, units) } else { deferred = (s.position, s.line); try s.skipValue() }
+                    if let name, let units { try points(name, units) } else { deferred = (s.offset, s.line); try s.skipValue() }
                 } else { try s.skipValue() }
             }
             guard let deferred else { return }
             guard let name else { out.bad(line: line, "a metric without a name"); return }
             // `data` came before `name` or `units`: go back for it now both are known.
-            let resume = (s.position, s.line)
-            (s.position, s.line) = deferred
-            try points(name, units ?? "")
-            (s.position, s.line) = resume
+            let again = try JSONScanner(stream: reopen(deferred.offset), line: deferred.line, atFileStart: false)
+            var second = Parser(s: again, out: out, reopen: reopen)
+            try second.points(name, units ?? "")
         }
 
         private mutating func points(_ name: String, _ units: String) throws {
@@ -249,7 +253,7 @@ enum HealthAutoExportJSON: HealthReader {
         private mutating func date(_ name: String, _ bad: inout String?) throws -> (Double, Int)? {
             guard try s.peek() == .string else { try s.skipValue(); bad = bad ?? "\(name) is not a string"; return nil }
             let (range, escaped) = try s.stringRange()
-            if !escaped, let date = AppleHealthRecord.parseDate(UnsafeBufferPointer(rebasing: s.bytes[range])) { return date }
+            if !escaped, let date = s.withBytes(range, { AppleHealthRecord.parseDate($0) }) { return date }
             bad = bad ?? "unreadable \(name) \(s.decode(range, escaped: escaped))"
             return nil
         }
@@ -286,12 +290,12 @@ enum HealthAutoExportJSON: HealthReader {
         private mutating func source() throws -> String? {
             guard try s.peek() == .string else { try s.skipValue(); return nil }
             let (range, escaped) = try s.stringRange()
-            if let last = lastSource, last.range.count == range.count,
-               memcmp(s.bytes.baseAddress! + last.range.lowerBound, s.bytes.baseAddress! + range.lowerBound, range.count) == 0 {
+            if let last = lastSource, last.bytes.count == range.count,
+               s.withBytes(range, { memcmp($0.baseAddress!, last.bytes, range.count) == 0 }) {
                 return last.text
             }
             let text = s.decode(range, escaped: escaped)
-            lastSource = (range, text)
+            lastSource = (s.withBytes(range) { Array($0) }, text)
             return text
         }
     }

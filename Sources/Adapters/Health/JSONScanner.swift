@@ -8,42 +8,84 @@ import Glibc
 /// counter. Health Auto Export files run to hundreds of MB, and a tree of `Any` per data point
 /// is what makes them slow elsewhere.
 ///
+/// It reads its stream in blocks into a window it owns: memory stays at two blocks however
+/// large the file, unless one value (a string, a number) is longer than a block. A range it
+/// returns is valid until the next call; the bytes before it may be dropped then.
+///
 /// It is lenient where that costs nothing (a stray comma before a member is accepted) and
-/// never reads past the buffer: running out of bytes inside a value throws `.truncated`, so a
+/// never reads past the bytes: running out of them inside a value throws `.truncated`, so a
 /// caller keeps everything it took before the cut.
-struct JSONScanner {
+struct JSONScanner: ~Copyable {
     enum Failure: Error, Equatable, CustomStringConvertible {
         case truncated(line: Int)
         case syntax(line: Int, String)
+        /// The stream could not be read.
+        case read(String)
 
         var description: String {
             switch self {
             case .truncated(let line): "cut off at line \(line)"
             case .syntax(let line, let what): "not JSON at line \(line): \(what)"
+            case .read(let reason): reason
             }
         }
     }
 
     enum Kind { case object, array, string, number, literal }
 
-    let bytes: UnsafeBufferPointer<UInt8>
-    /// The next byte to read.
-    var position = 0
-    /// The 1-based line of `position`, for warnings that name a data point.
-    var line = 1
+    /// One value may grow the window up to this; a longer one is refused rather than held.
+    static let longestValue = 64 << 20
 
+    private var window: UnsafeMutableBufferPointer<UInt8>
+    /// Bytes in `window`.
+    private var count = 0
+    private let stream: (any ByteStream)?
+    private let blockSize: Int
+    /// The stream's offset of `window[0]`.
+    private var base: Int64 = 0
+    /// Where the current call began: the bytes before it may be dropped to make room.
+    private var mark = 0
+    /// The next byte to read, in `window`.
+    private var position = 0
+    /// The 1-based line of `position`, for warnings that name a data point.
+    private(set) var line = 1
+
+    /// Scans `stream` from where it stands; `line` is that place's line, and a byte-order mark is
+    /// skipped only at a file's start.
+    init(stream: any ByteStream, line: Int = 1, atFileStart: Bool = true, blockSize: Int = 1 << 20) throws(Failure) {
+        self.stream = stream; self.blockSize = blockSize; self.line = line
+        window = .allocate(capacity: 2 * blockSize)
+        while count < 3, try more() != nil {}
+        if atFileStart, count >= 3, window[0] == 0xEF, window[1] == 0xBB, window[2] == 0xBF { position = 3 }
+    }
+
+    /// Scans bytes held in memory (a copy is taken).
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        self.bytes = bytes
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        stream = nil; blockSize = bytes.count
+        window = .allocate(capacity: max(1, bytes.count))
+        _ = window.initialize(fromContentsOf: bytes)
+        count = bytes.count
+        if count >= 3, window[0] == 0xEF, window[1] == 0xBB, window[2] == 0xBF { position = 3 }
+    }
+
+    deinit { window.deallocate() }
+
+    /// The stream's offset of the next byte (to come back to a value with a second scanner).
+    var offset: Int64 { base + Int64(position) }
+
+    /// Calls `body` with the bytes of `range`, a range from the last call.
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        body(UnsafeBufferPointer(rebasing: window[range]))
     }
 
     // MARK: - Structure
 
     /// What the next value is, after any white space.
     mutating func peek() throws(Failure) -> Kind {
-        skipSpace()
-        guard position < bytes.count else { throw .truncated(line: line) }
-        switch bytes[position] {
+        mark = position
+        try skipSpace()
+        guard position < count else { throw .truncated(line: line) }
+        switch window[position] {
         case UInt8(ascii: "{"): return .object
         case UInt8(ascii: "["): return .array
         case UInt8(ascii: "\""): return .string
@@ -54,62 +96,70 @@ struct JSONScanner {
     }
 
     /// Consumes the `{` of an object; iterate its members with ``nextKey()``.
-    mutating func enterObject() throws(Failure) { try expect(UInt8(ascii: "{")) }
+    mutating func enterObject() throws(Failure) { mark = position; try expect(UInt8(ascii: "{")) }
 
     /// Consumes the `[` of an array; iterate its elements with ``nextElement()``.
-    mutating func enterArray() throws(Failure) { try expect(UInt8(ascii: "[")) }
+    mutating func enterArray() throws(Failure) { mark = position; try expect(UInt8(ascii: "[")) }
 
     /// The next member's key as a range of raw bytes (escapes left as written: keys worth
     /// matching are plain ASCII), with its `:` consumed; nil once the closing `}` is consumed.
     mutating func nextKey() throws(Failure) -> Range<Int>? {
-        skipSpace()
-        guard position < bytes.count else { throw .truncated(line: line) }
-        if bytes[position] == UInt8(ascii: "}") { position += 1; return nil }
-        if bytes[position] == UInt8(ascii: ",") { position += 1; skipSpace() }
-        guard position < bytes.count else { throw .truncated(line: line) }
-        guard bytes[position] == UInt8(ascii: "\"") else { throw .syntax(line: line, "expected a key, found \(Self.describe(bytes[position]))") }
-        let key = try stringRange().range
+        mark = position
+        try skipSpace()
+        guard position < count else { throw .truncated(line: line) }
+        if window[position] == UInt8(ascii: "}") { position += 1; return nil }
+        if window[position] == UInt8(ascii: ",") { position += 1; try skipSpace() }
+        guard position < count else { throw .truncated(line: line) }
+        guard window[position] == UInt8(ascii: "\"") else { throw .syntax(line: line, "expected a key, found \(Self.describe(window[position]))") }
+        mark = position
+        let key = try quoted().range
+        // The key stays where it is relative to `mark` if the colon needs another block.
+        let (from, length) = (key.lowerBound - mark, key.count)
         try expect(UInt8(ascii: ":"))
-        return key
+        return (mark + from)..<(mark + from + length)
     }
 
     /// Whether another element follows in the array (its `,` consumed); false once the
     /// closing `]` is consumed.
     mutating func nextElement() throws(Failure) -> Bool {
-        skipSpace()
-        guard position < bytes.count else { throw .truncated(line: line) }
-        switch bytes[position] {
+        mark = position
+        try skipSpace()
+        guard position < count else { throw .truncated(line: line) }
+        switch window[position] {
         case UInt8(ascii: "]"): position += 1; return false
-        case UInt8(ascii: ","): position += 1; skipSpace(); return true       // so `line` is the element's
+        case UInt8(ascii: ","): position += 1; try skipSpace(); return true       // so `line` is the element's
         default: return true
         }
     }
 
     /// Whether the key `range` (from ``nextKey()``) is `name`.
     func key(_ range: Range<Int>, is name: StaticString) -> Bool {
-        range.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress! + range.lowerBound, name.utf8Start, range.count) == 0
+        range.count == name.utf8CodeUnitCount && memcmp(window.baseAddress! + range.lowerBound, name.utf8Start, range.count) == 0
     }
 
     /// Skips one value of any kind, a whole object or array included, without decoding it.
     mutating func skipValue() throws(Failure) {
         switch try peek() {
-        case .string: _ = try stringRange()
-        case .number, .literal: _ = try tokenEnd()
+        case .string: _ = try quoted()
+        case .number, .literal: mark = position; _ = try tokenEnd()
         case .object, .array:
             var depth = 0
-            while position < bytes.count {
-                switch bytes[position] {
-                case UInt8(ascii: "\""): _ = try stringRange(); continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { position += 1; return }
-                case UInt8(ascii: "\n"): line += 1
-                default: break
+            while true {
+                while position < count {
+                    switch window[position] {
+                    case UInt8(ascii: "\""): mark = position; _ = try quoted(); continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 { position += 1; return }
+                    case UInt8(ascii: "\n"): line += 1
+                    default: break
+                    }
+                    position += 1
                 }
-                position += 1
+                mark = position                 // nothing skipped is kept
+                guard try more() != nil else { throw .truncated(line: line) }
             }
-            throw .truncated(line: line)
         }
     }
 
@@ -118,18 +168,8 @@ struct JSONScanner {
     /// The bytes between a string's quotes, and whether they hold escapes (then ``decode(_:escaped:)``
     /// is needed to read them). The closing quote is consumed.
     mutating func stringRange() throws(Failure) -> (range: Range<Int>, escaped: Bool) {
-        try expect(UInt8(ascii: "\""))
-        let start = position
-        var escaped = false
-        while position < bytes.count {
-            let c = bytes[position]
-            if c == UInt8(ascii: "\"") { position += 1; return (start..<(position - 1), escaped) }
-            if c == UInt8(ascii: "\\") { escaped = true; position += 2; continue }
-            if c == UInt8(ascii: "\n") { throw .syntax(line: line, "a line break inside a string") }
-            position += 1
-        }
-        position = bytes.count
-        throw .truncated(line: line)
+        mark = position
+        return try quoted()
     }
 
     /// A string value, decoded; nil (the value skipped) when the value is not a string.
@@ -144,12 +184,12 @@ struct JSONScanner {
     mutating func number() throws(Failure) -> Double? {
         switch try peek() {
         case .number:
-            let start = position
+            mark = position
             let end = try tokenEnd()
-            return Self.number(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+            return Self.number(UnsafeBufferPointer(rebasing: window[mark..<end]))
         case .string:
             let (range, escaped) = try stringRange()
-            return escaped ? nil : Self.number(UnsafeBufferPointer(rebasing: bytes[range]))
+            return escaped ? nil : Self.number(UnsafeBufferPointer(rebasing: window[range]))
         default:
             try skipValue(); return nil
         }
@@ -157,7 +197,7 @@ struct JSONScanner {
 
     /// The text of a string's bytes from ``stringRange()``.
     func decode(_ range: Range<Int>, escaped: Bool) -> String {
-        let raw = UnsafeBufferPointer(rebasing: bytes[range])
+        let raw = UnsafeBufferPointer(rebasing: window[range])
         guard escaped else { return String(decoding: raw, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
@@ -252,38 +292,85 @@ struct JSONScanner {
 
     // MARK: - Helpers
 
-    private mutating func skipSpace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case UInt8(ascii: "\n"): line += 1
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): break
-            default: return
+    /// Makes room and reads the next block: drops the bytes before `mark`, or grows the window
+    /// when one value fills it. Returns how far the bytes moved (indices held across the call
+    /// go down by it), nil at the end of the stream.
+    private mutating func more() throws(Failure) -> Int? {
+        guard let stream else { return nil }
+        let shift = mark
+        if shift > 0 {
+            UnsafeMutableRawPointer(window.baseAddress!).copyMemory(from: window.baseAddress! + shift, byteCount: count - shift)
+            count -= shift; position -= shift; mark = 0; base += Int64(shift)
+        }
+        if window.count - count < blockSize / 2 {
+            guard window.count < Self.longestValue else { throw .syntax(line: line, "a value over \(Self.longestValue >> 20) MiB") }
+            let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 2 * window.count)
+            UnsafeMutableRawPointer(larger.baseAddress!).copyMemory(from: window.baseAddress!, byteCount: count)
+            window.deallocate()
+            window = larger
+        }
+        let n: Int
+        do { n = try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(window)[count...])) } catch { throw .read(error.description) }
+        guard n > 0 else { return nil }
+        count += n
+        return shift
+    }
+
+    /// The bytes between a string's quotes (from the opening one at `position`).
+    private mutating func quoted() throws(Failure) -> (range: Range<Int>, escaped: Bool) {
+        try expect(UInt8(ascii: "\""))
+        var start = position
+        var escaped = false
+        while true {
+            while position < count {
+                let c = window[position]
+                if c == UInt8(ascii: "\"") { position += 1; return (start..<(position - 1), escaped) }
+                if c == UInt8(ascii: "\\") { escaped = true; position += 2; continue }
+                if c == UInt8(ascii: "\n") { throw .syntax(line: line, "a line break inside a string") }
+                position += 1
             }
-            position += 1
+            guard let shift = try more() else { position = count; throw .truncated(line: line) }
+            start -= shift
+        }
+    }
+
+    private mutating func skipSpace() throws(Failure) {
+        while true {
+            while position < count {
+                switch window[position] {
+                case UInt8(ascii: "\n"): line += 1
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): break
+                default: return
+                }
+                position += 1
+            }
+            guard try more() != nil else { return }
         }
     }
 
     private mutating func expect(_ c: UInt8) throws(Failure) {
-        skipSpace()
-        guard position < bytes.count else { throw .truncated(line: line) }
-        guard bytes[position] == c else { throw .syntax(line: line, "expected \(Self.describe(c)), found \(Self.describe(bytes[position]))") }
+        try skipSpace()
+        guard position < count else { throw .truncated(line: line) }
+        guard window[position] == c else { throw .syntax(line: line, "expected \(Self.describe(c)), found \(Self.describe(window[position]))") }
         position += 1
     }
 
-    /// Consumes a number or literal (`true`, `null`) and returns where it ends. A token that runs
-    /// into the end of the buffer may be cut short, so that is a truncation, not a value.
+    /// Consumes a number or literal (`true`, `null`) that starts at `mark` and returns where it
+    /// ends. A token that runs into the end of the bytes may be cut short, so that is a
+    /// truncation, not a value.
     private mutating func tokenEnd() throws(Failure) -> Int {
-        let start = position
-        while position < bytes.count {
-            switch bytes[position] {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."): position += 1
-            default:
-                guard position > start else { throw .syntax(line: line, "unexpected \(Self.describe(bytes[position]))") }
-                return position
+        while true {
+            while position < count {
+                switch window[position] {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                     UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."): position += 1
+                default:
+                    guard position > mark else { throw .syntax(line: line, "unexpected \(Self.describe(window[position]))") }
+                    return position
+                }
             }
+            guard try more() != nil else { throw .truncated(line: line) }
         }
-        throw .truncated(line: line)
     }
 
     private static func digit(_ c: UInt8) -> Int? {

@@ -12,6 +12,16 @@ protocol ByteStream: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthReadError) -> Int
 }
 
+extension ByteStream {
+    /// Reads what is left, so that a digest the stream feeds covers the whole file when a reader
+    /// stops at the end of its document.
+    func drain() throws(HealthReadError) {
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { block.deallocate() }
+        while try read(into: block) > 0 {}
+    }
+}
+
 /// A file's content hash, taken while the file is parsed rather than in a second pass over a
 /// multi-GB export, on its own thread: the parsing thread only copies each block.
 final class ContentHasher: Sendable {

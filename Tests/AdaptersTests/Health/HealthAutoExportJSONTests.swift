@@ -20,6 +20,12 @@ struct HealthAutoExportJSONTests {
 
     func of(_ out: HealthCollector, _ kind: HealthSample.Kind) -> [HealthSample] { out.samples.filter { $0.kind == kind } }
 
+    /// Reads `bytes` streamed as a file is, in reads of `chunk` bytes: every value gets cut by a
+    /// block's end somewhere.
+    func read(_ bytes: [UInt8], chunk: Int = 7, into out: HealthCollector) throws {
+        try HealthAutoExportJSON.read(MemoryByteStream(bytes, chunk: chunk), reopen: { MemoryByteStream(Array(bytes[Int($0)...]), chunk: chunk) }, into: out)
+    }
+
     @Test func quantitiesComeOutWithTheirInstantsOffsetsAndSources() throws {
         let out = try read("export.json")
         // 2024-06-01 08:00 +0200 is 06:00 UTC: 1717200000 (midnight UTC) + 6 h.
@@ -108,10 +114,10 @@ struct HealthAutoExportJSONTests {
     @Test func everyPrefixOfTheExportGivesAPrefixOfItsSamplesAndNeverCrashes() throws {
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: Self.fixture("export.json"))))
         let full = HealthCollector()
-        try HealthAutoExportJSON.read(bytes, into: full)
+        try read(bytes, chunk: .max, into: full)
         for length in 0..<bytes.lastIndex(of: UInt8(ascii: "}"))! {
             let out = HealthCollector()
-            #expect(throws: HealthReadError.self) { try HealthAutoExportJSON.read(Array(bytes[..<length]), into: out) }
+            #expect(throws: HealthReadError.self) { try read(Array(bytes[..<length]), into: out) }
             #expect(out.samples == Array(full.samples.prefix(out.samples.count)), "cut at \(length)")
             #expect(out.workouts == Array(full.workouts.prefix(out.workouts.count)), "cut at \(length)")
         }
@@ -128,11 +134,11 @@ struct HealthAutoExportJSONTests {
         ].map { Array($0.utf8) }
         for input in inputs {
             let out = HealthCollector()
-            do { try HealthAutoExportJSON.read(input, into: out) } catch {}
+            do { try read(input, into: out) } catch {}
             #expect(out.samples.allSatisfy { $0.implausibility == nil })
         }
         let out = HealthCollector()
-        try? HealthAutoExportJSON.read(inputs[inputs.count - 3], into: out)
+        try? read(inputs[inputs.count - 3], into: out)
         #expect(out.badCount == 4 && out.samples.isEmpty, "a date that is a number, a point that is a number, one that is an array, and one without a date")
     }
 

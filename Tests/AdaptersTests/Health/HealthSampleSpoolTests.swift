@@ -1,0 +1,40 @@
+import Testing
+@testable import Adapters
+import IngestCore
+
+/// Chunks read in order are stored as they come; once a chunk goes back to earlier days of its
+/// kinds, it and the rest are spooled and come out sorted, a key read twice keeping its later value.
+struct HealthSampleSpoolTests {
+    func record(_ day: Int, _ shelf: UInt8, _ key: UInt8, value: UInt8 = 0) -> StateRecord {
+        StateRecord(group: "2024-06-\(day < 10 ? "0" : "")\(day)", shelf: shelf, key: [key], value: [value])
+    }
+
+    /// A chunk of `days`, every shelf of 1…3 and keys 0…9 in each, in time order across kinds.
+    func chunk(_ days: [Int], value: UInt8 = 0) -> [StateRecord] {
+        days.flatMap { day in (0..<10).flatMap { key in (1...3).map { shelf in record(day, shelf, UInt8(key), value: value) } } }
+    }
+
+    @Test func chunksInTimeOrderAreStoredAsTheyCome() throws {
+        let spool = HealthSampleSpool()
+        // A day may go on into the next chunk, across kinds interleaved.
+        for days in [[1, 2, 3], [3, 4, 5], [5, 6, 7], [8, 9]] { #expect(try !spool.take(chunk(days))) }
+        #expect(spool.count == 0)
+    }
+
+    @Test func chunksThatGoBackAreSpooledAndComeOutSorted() throws {
+        let spool = HealthSampleSpool()
+        #expect(try !spool.take(chunk([1, 5])))
+        #expect(try !spool.take(chunk([6, 4, 7, 8])), "a quarter going back is stored as it comes")
+        #expect(try spool.take(chunk([9, 1, 2], value: 1)), "two thirds going back")
+        #expect(try spool.take(chunk([10])), "once spooling, every later chunk is spooled too")
+        #expect(try spool.take([record(1, 2, 4, value: 2)]))
+        var out: [StateRecord] = []
+        var sizes: [Int] = []
+        try spool.drain(size: 25) { out += $0; sizes.append($0.count) }
+        #expect(out.count == 121 && sizes.allSatisfy { $0 <= 25 })
+        let order = out.map { ($0.shelf, $0.group, $0.key) }
+        #expect(zip(order, order.dropFirst()).allSatisfy { a, b in (a.0, a.1) < (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && !b.2.lexicographicallyPrecedes(a.2)) })
+        let twice = out.filter { $0.group == "2024-06-01" && $0.shelf == 2 && $0.key == [4] }
+        #expect(twice.map(\.value) == [[1], [2]], "a key read twice comes in the order it was read")
+    }
+}

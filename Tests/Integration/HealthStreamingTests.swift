@@ -1,0 +1,28 @@
+import Foundation
+import IngestCore
+import Testing
+
+/// Health exports read as streams, end to end: the real binary, the real test node.
+@Suite("health exports streamed, against the test node", .serialized)
+struct HealthStreamingTests {
+    /// Streamed: the first metric's `data` comes before its name (read again from its offset in
+    /// the file), the second is cut off mid-point.
+    @Test func aCutOffHealthAutoExportJSONKeepsItsSamplesBeforeTheCutWithOneWarning() throws {
+        let rig = try HealthRig()
+        try rig.put("export.json", """
+            {"data":{"metrics":[{"data":[
+            {"date":"2024-06-01 08:00:00 +0200","qty":812,"source":"Anna's Apple Watch"},
+            {"date":"2024-06-02 08:00:00 +0200","qty":700,"source":"Anna's Apple Watch"}
+            ],"name":"step_count","units":"count"},
+            {"name":"resting_heart_rate","units":"count/min","data":[
+            {"date":"2024-06-01 12:00:00 +0200","qty":55,"source":"Anna's Apple Watch"},
+            {"date":"2024-06-02 12:00:00 +0200","qty":5
+            """)
+        let r = try rig.run()
+        #expect(try rig.stored().keys.sorted() == ["day:2024-06-01", "day:2024-06-02"])
+        #expect(try rig.day("2024-06-01")?["steps"] == 812 && rig.day("2024-06-01")?["resting_heart_rate"] == 55)
+        #expect(try rig.day("2024-06-02")?["steps"] == 700 && rig.day("2024-06-02")?["resting_heart_rate"] == nil)
+        let warnings = r.stderr.split(separator: "\n").filter { $0.contains(rig.exports + "/export.json") }
+        #expect(warnings.count == 1 && warnings.first?.contains("cut off at line 7") == true, "\(r.stderr)")
+    }
+}
