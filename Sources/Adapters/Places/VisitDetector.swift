@@ -15,7 +15,7 @@ struct Visit: Sendable, Equatable {
     var key: String
 }
 
-/// A trip between two consecutive visits (or from the first fix to the first visit).
+/// A trip between two consecutive visits.
 struct Trip: Sendable, Equatable {
     enum Mode: String, Sendable { case walking, running, cycling, driving, unknown }
     var start: Fix
@@ -35,7 +35,7 @@ struct Trip: Sendable, Equatable {
 /// ends the visit only when the fix after it is beyond too (one stray fix is noise), or when a gap
 /// over `maxGap` follows. A cluster that breaks before `minStay` gives its anchor to the current
 /// trip and the next fix becomes the anchor. A trip runs from one visit's departure to the next
-/// one's arrival (the first from the first fix): one per pair of consecutive visits. Every rule uses the fixes' own times, so
+/// one's arrival: one per pair of consecutive visits, none before the first. Every rule uses the fixes' own times, so
 /// replaying a log gives what living it gave.
 struct VisitDetector {
     struct Settings: Sendable {
@@ -153,10 +153,11 @@ struct VisitDetector {
         return visit
     }
 
-    /// The anchor could not hold a stay: it becomes part of the trip; the next fix is the anchor.
+    /// The anchor could not hold a stay: it becomes part of the trip, if a visit came before (a
+    /// trip is what lies between two visits, so fixes before the first visit make none); the
+    /// next fix is the anchor.
     private mutating func advanceAnchor() {
-        let anchor = pending[head]
-        if trip == nil { trip = TripBuilder(start: anchor) } else { trip!.extend(to: anchor) }
+        trip?.extend(to: pending[head])
         head += 1
         scan = head + 1
     }
