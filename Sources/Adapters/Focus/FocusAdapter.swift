@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import IngestCore
 
@@ -29,14 +28,12 @@ public struct FocusAdapter: LiveAdapter {
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         let (minSpan, label) = (minSpan, label)
         // The calls block (each up to its timeout when a service hangs): off the cooperative pool.
-        let commit = await withCheckedContinuation { (done: CheckedContinuation<FollowCommit?, Never>) in
-            DispatchQueue.global().async {
-                let taken = Locked<FollowCommit?>(nil)
-                FocusFollower(book: FocusBook(anchor: anchor, minSpan: minSpan), control: BusLoopControl(), label: label) { commit in
-                    taken.withLock { $0 = commit }
-                }.lookOnce()
-                done.resume(returning: taken.withLock { $0 })
-            }
+        let commit = await offThePool { () -> FollowCommit? in
+            let taken = Locked<FollowCommit?>(nil)
+            FocusFollower(book: FocusBook(anchor: anchor, minSpan: minSpan), control: BusLoopControl(), label: label) { commit in
+                taken.withLock { $0 = commit }
+            }.lookOnce()
+            return taken.withLock { $0 }
         }
         if let commit { try await sink.commit(commit.items, anchor: commit.anchor) }
     }
