@@ -3,8 +3,6 @@ import FoundationEssentials
 /// The services the focus adapter reads, and how. Every read answers nil when the service is
 /// not on the bus (or does not have the property): the input then keeps the state it had.
 extension BusConnection {
-    static let properties = "org.freedesktop.DBus.Properties"
-
     enum Focus {
         static let notifications = "org.freedesktop.Notifications"
         static let notificationsPath = "/org/freedesktop/Notifications"
@@ -49,7 +47,7 @@ extension BusConnection {
     /// A notification server's `Inhibited` (KDE Plasma, and servers that follow it).
     func notificationsInhibited() throws(BusError) -> Bool? {
         try BusConnection.unlessGone { () throws(BusError) in
-            try call(Focus.notifications, Focus.notificationsPath, BusConnection.properties, "Get", [Focus.notifications, "Inhibited"]).first?.flag
+            try property(Focus.notifications, Focus.notificationsPath, Focus.notifications, "Inhibited")?.flag
         } ?? nil
     }
 
@@ -98,7 +96,7 @@ extension BusConnection {
     /// `LockedHint` or `IdleHint` of a logind session.
     func logindHint(_ name: String, at path: String) throws(BusError) -> Bool? {
         try BusConnection.unlessGone { () throws(BusError) in
-            try call(Focus.logind, path, BusConnection.properties, "Get", [Focus.logindSession, name]).first?.flag
+            try property(Focus.logind, path, Focus.logindSession, name)?.flag
         } ?? nil
     }
 

@@ -30,8 +30,7 @@ extension BusConnection {
             ("DistanceThreshold", .uint32(request.distanceThreshold)), ("TimeThreshold", .uint32(request.timeThreshold)),
         ]
         for (name, value) in properties {
-            _ = try call(BusConnection.geoclue, path, "org.freedesktop.DBus.Properties", "Set",
-                         arguments: [.string(BusConnection.clientInterface), .string(name), .variant(value)], timeout: 5)
+            try setProperty(BusConnection.geoclue, path, BusConnection.clientInterface, name, to: value, timeout: 5)
         }
         return try send(BusConnection.geoclue, path, BusConnection.clientInterface, "Start")
     }
@@ -47,7 +46,7 @@ extension BusConnection {
     /// The fix a Location object holds, read in one call: geoclue frees a Location a few seconds
     /// after the next one replaces it. nil when it has no position.
     func location(at path: String) throws(BusError) -> Fix? {
-        let p = try call(BusConnection.geoclue, path, "org.freedesktop.DBus.Properties", "GetAll", [BusConnection.locationInterface]).first?.dict ?? [:]
+        let p = try properties(BusConnection.geoclue, path, BusConnection.locationInterface)
         guard let latitude = p["Latitude"]?.number, let longitude = p["Longitude"]?.number,
               case .structure(let stamp)? = p["Timestamp"], stamp.count == 2, let seconds = stamp[0].number, let micros = stamp[1].number
         else { return nil }

@@ -10,7 +10,7 @@ extension BusConnection {
     /// suffixes included), their property changes, and seeks.
     static let mprisMatchRules = [
         "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'",
-        "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/mpris/MediaPlayer2',arg0='org.mpris.MediaPlayer2.Player'",
+        "type='signal',interface='\(properties)',member='PropertiesChanged',path='/org/mpris/MediaPlayer2',arg0='org.mpris.MediaPlayer2.Player'",
         "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked',path='/org/mpris/MediaPlayer2'",
     ]
 
@@ -27,8 +27,8 @@ extension BusConnection {
 
     /// Identity, status, rate, metadata and position in two calls.
     func snapshot(of name: String) throws(BusError) -> PlayerSnapshot {
-        let properties = try call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "GetAll", [BusConnection.playerInterface]).first?.dict ?? [:]
-        let identity = (try? call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "Get", ["org.mpris.MediaPlayer2", "Identity"]))?.first?.text
+        let properties = try self.properties(name, BusConnection.objectPath, BusConnection.playerInterface)
+        let identity = (try? property(name, BusConnection.objectPath, "org.mpris.MediaPlayer2", "Identity"))??.text
         return PlayerSnapshot(identity: identity.map { String($0.prefix(Track.maxTextLength)) } ?? BusConnection.shortName(name),
                               status: properties["PlaybackStatus"]?.text.flatMap(PlaybackStatus.init(rawValue:)) ?? .stopped,
                               rate: properties["Rate"]?.number ?? 1,
@@ -38,8 +38,7 @@ extension BusConnection {
 
     /// `Position` in track seconds (it is never signalled, so it is read when play counting needs it).
     func position(of name: String) throws(BusError) -> Double? {
-        try call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "Get", [BusConnection.playerInterface, "Position"], timeout: 1)
-            .first?.number.map { $0 / 1_000_000 }
+        try property(name, BusConnection.objectPath, BusConnection.playerInterface, "Position", timeout: 1)?.number.map { $0 / 1_000_000 }
     }
 
     /// `org.mpris.MediaPlayer2.firefox.instance_1_84` → `firefox.instance_1_84`.

@@ -87,7 +87,7 @@ final class PlayerFollower {
             var properties = changed
             for key in ["PlaybackStatus", "Metadata", "Rate"] where invalidated.contains(key) && changed[key] == nil {
                 properties[key] = try BusConnection.unlessGone { () throws(BusError) in
-                    try bus.call(name, BusConnection.objectPath, "org.freedesktop.DBus.Properties", "Get", [BusConnection.playerInterface, key]).first
+                    try bus.property(name, BusConnection.objectPath, BusConnection.playerInterface, key)
                 } ?? nil
             }
             try apply(events(from: properties), to: name, bus)
