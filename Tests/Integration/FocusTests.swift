@@ -164,4 +164,25 @@ struct FocusTests {
         #expect(item["mode"] == "do-not-disturb" && item["end"] == .null && item["via"] == "kde")
         #expect(try world.node.items("focus").isEmpty, "a dry run sends nothing")
     }
+
+    @Test func lookingStartsNoServiceTheBusCouldActivate() throws {
+        // The session bus could start a notification server, a screen saver and xfconfd on
+        // demand; none is running, so a look must leave them so.
+        let services = FileManager.default.temporaryDirectory.appendingPathComponent("services-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: services) }
+        let started = services + "/started"
+        for name in ["org.freedesktop.Notifications", "org.freedesktop.ScreenSaver", "org.xfce.Xfconf"] {
+            try "[D-BUS Service]\nName=\(name)\nExec=/bin/sh -c 'echo \(name) >> \(started); exit 1'\n"
+                .write(toFile: services + "/\(name).service", atomically: true, encoding: .utf8)
+        }
+        let world = try FocusWorld(minSpan: "0s", serviceDir: services)
+        let r = try world.agent.run(["run"], env: world.busEnv)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: started), "the look started \((try? String(contentsOfFile: started, encoding: .utf8)) ?? "")")
+        // They are activatable: a plain call starts one (which fails at once, by exiting 1, after saying so).
+        _ = try runProcess("/usr/bin/busctl", ["--address=\(world.session.address)", "call", "org.freedesktop.Notifications",
+                                               "/org/freedesktop/Notifications", "org.freedesktop.DBus.Peer", "Ping"])
+        #expect(FileManager.default.fileExists(atPath: started), "the bus did not start the service")
+    }
 }

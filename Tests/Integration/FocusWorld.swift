@@ -64,9 +64,10 @@ final class FocusWorld {
     private var dconf: Child?
     private let gnome: Bool
 
-    init(minSpan: String = "1s", gnome: Bool = false) throws {
+    /// - Parameter serviceDir: the session bus starts services from this folder only.
+    init(minSpan: String = "1s", gnome: Bool = false, serviceDir: String? = nil) throws {
         node = try TestNode()
-        session = try PrivateBus()
+        session = try PrivateBus(serviceDir: serviceDir)
         system = try PrivateBus()
         agent = try AgentSandbox()
         self.gnome = gnome

@@ -16,7 +16,8 @@ final class PrivateBus {
     ///   - system: a system bus (any name may be owned, as geoclue must) instead of a session bus.
     ///   - activation: false for a session bus that starts no service on demand, so a test that
     ///     stops a daemon (the keyring) sees it absent, not started again from /usr/share/dbus-1.
-    init(system: Bool = false, activation: Bool = true) throws {
+    ///   - serviceDir: a session bus that starts services from this folder only.
+    init(system: Bool = false, activation: Bool = true, serviceDir: String? = nil) throws {
         self.system = system
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("bus-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -31,11 +32,11 @@ final class PrivateBus {
               </policy></busconfig>
             """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
             arguments = ["--config-file=\(dir)/bus.conf"]
-        } else if activation {
+        } else if activation && serviceDir == nil {
             arguments = ["--session", "--address=\(address)"]
         } else {
             try """
-                <busconfig><type>session</type><listen>unix:path=\(dir)/bus</listen><auth>EXTERNAL</auth>
+                <busconfig><type>session</type><listen>unix:path=\(dir)/bus</listen><auth>EXTERNAL</auth>\(serviceDir.map { "<servicedir>\($0)</servicedir>" } ?? "")
                 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
                 </busconfig>
                 """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)

@@ -104,7 +104,12 @@ final class FocusFollower {
     private func survey(_ bus: BusConnection) throws(BusError) {
         switch bus.kind {
         case .session:
-            for service in BusConnection.Focus.sessionServices { try read(service, on: bus) }
+            // Only services already running: a call to one that is merely activatable would have
+            // the bus start it (a notification server popping up because we looked).
+            for service in BusConnection.Focus.sessionServices {
+                if service != BusConnection.Focus.dconf, try !bus.hasOwner(service) { continue }
+                try read(service, on: bus)
+            }
         case .system:
             try read(BusConnection.Focus.logind, on: bus)
         }
