@@ -120,9 +120,14 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
 
     /// `endpoint\tescaped key\t`: what a line of `id` starts with.
     private static func idBytes(_ id: ItemKey) -> [UInt8] {
-        var out = Array(id.endpoint.rawValue.utf8)
-        out.append(0x09); out.append(contentsOf: AnchorText.escape(id.key).utf8); out.append(0x09)
+        var out: [UInt8] = []
+        appendID(id, to: &out)
         return out
+    }
+
+    private static func appendID(_ id: ItemKey, to out: inout [UInt8]) {
+        out.append(contentsOf: id.endpoint.rawValue.utf8)
+        out.append(0x09); out.append(contentsOf: AnchorText.escape(id.key).utf8); out.append(0x09)
     }
 
     /// Bytewise order, a prefix first.
@@ -162,7 +167,7 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
 
         private mutating func add(_ id: ItemKey, version: String, replacing: Bool) -> Bool {
             let start = bytes.count
-            bytes.append(contentsOf: ItemTable.idBytes(id))
+            ItemTable.appendID(id, to: &bytes)
             let idLength = bytes.count - start
             if let known = index(ofIDAt: start, length: idLength) {
                 if replacing {
