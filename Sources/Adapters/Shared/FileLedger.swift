@@ -18,8 +18,8 @@ struct FileLedger<Sink: ItemSink> {
     private var committer: ChunkCommitter<Sink>
     private var items: [Item] = []
     private var changes = AnchorChanges()
-    /// The keys of every entry written this scan; stored entries not in here or `removed` are untouched.
-    private var written: [String: [ItemKey]] = [:]
+    /// What every entry written this scan holds; stored entries not in here or `removed` are untouched.
+    private var written: [String: Held] = [:]
     private var removed = Set<String>()
     /// Keys some entry held and no longer does: each is a tombstone unless another entry holds it.
     private var lost: [ItemKey] = []
@@ -40,9 +40,14 @@ struct FileLedger<Sink: ItemSink> {
     mutating func queue(_ item: Item) { items.append(item) }
 
     /// Sets entry `name`, whose files now give `keys`.
-    mutating func write(_ name: String, _ entry: Data, keys: [ItemKey]) {
+    mutating func write(_ name: String, _ entry: Data, keys: [ItemKey]) { write(name, entry, holding: .keys(keys)) }
+
+    /// Sets entry `name`, whose file now gives the items of `table`.
+    mutating func write(_ name: String, _ entry: Data, table: ItemTable) { write(name, entry, holding: .table(table)) }
+
+    private mutating func write(_ name: String, _ entry: Data, holding: Held) {
         changes.updates[prefix + name] = entry
-        written[name] = keys
+        written[name] = holding
     }
 
     /// Removes entry `name`; its files gave `keys`, and are gone.
@@ -73,16 +78,28 @@ struct FileLedger<Sink: ItemSink> {
     ///   called only when some key was lost.
     mutating func finish(keysOfUntouched: (String, Data) -> [ItemKey] = { _, _ in [] }) async throws {
         if !lost.isEmpty {
-            var live = Set<ItemKey>()
-            for (name, entry) in stored where written[name] == nil && !removed.contains(name) {
-                live.formUnion(keysOfUntouched(name, entry))
+            var gone = Set(lost)
+            for (name, entry) in stored where written[name] == nil && !removed.contains(name) && !gone.isEmpty {
+                gone.subtract(keysOfUntouched(name, entry))
             }
-            for keys in written.values { live.formUnion(keys) }
-            for id in Set(lost) where !live.contains(id) { items.append(Item.tombstone(endpoint: id.endpoint, key: id.key)) }
+            for held in written.values where !gone.isEmpty {
+                switch held {
+                case .keys(let keys): gone.subtract(keys)
+                case .table(let table): gone = gone.filter { !table.contains($0) }
+                }
+            }
+            for id in gone { items.append(Item.tombstone(endpoint: id.endpoint, key: id.key)) }
             lost = []
         }
         try await flush()
         try await committer.finish()
+    }
+
+    /// What an entry holds: the keys it was written with, or a file record's table (looked up,
+    /// not copied into a set: a calendar's table holds 50 000 keys).
+    private enum Held {
+        case keys([ItemKey])
+        case table(ItemTable)
     }
 
     private mutating func flush() async throws {

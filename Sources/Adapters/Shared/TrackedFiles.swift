@@ -81,10 +81,15 @@ struct TrackedFiles: Sendable {
         let batch = readBatch
         for start in stride(from: 0, to: toRead.count, by: batch) {
             let slice = Array(toRead[start..<min(start + batch, toRead.count)])
-            for (pending, result) in zip(slice, await read(slice, copies: copies, parse: parse)) {
-                guard let record = try await record(of: pending.file, result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
+            var results = await read(slice, copies: copies, parse: parse)
+            for (i, pending) in slice.enumerated() {
+                // Taken out of the batch, so a file's parse (a calendar's components) is freed
+                // before its record is encoded.
+                let result = results[i]
+                results[i] = .unreadable("")
+                guard let record = try await record(of: pending.file, consume result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
                 if adoptsCopies, !record.items.isEmpty, copies[record.hash] == nil { copies[record.hash] = record }
-                ledger.write(pending.file.name, record.encoded, keys: Array(record.items.keys))
+                ledger.write(pending.file.name, record.encoded, table: record.items)
                 try await ledger.commitIfFull()
             }
             await sink.progress(examined: min(start + batch, toRead.count), total: toRead.count)
@@ -95,7 +100,7 @@ struct TrackedFiles: Sendable {
         for (path, record) in previous where !seen.contains(path) && (listing.isKnownGone(path) || !isUnderRoots(path)) {
             ledger.remove(path, keys: record.items.keys)
         }
-        try await ledger.finish { path, _ in previous[path].map { Array($0.items.keys) } ?? [] }
+        try await ledger.finish { path, _ in previous[path]?.items.keys ?? [] }
     }
 
     /// The record to keep for a file that was read, queuing its new or changed items and losing
@@ -116,7 +121,7 @@ struct TrackedFiles: Sendable {
         case .copied(let source):
             record = source
             record.stamp = file.stamp
-            ledger.lose((old?.items.keys).map(Array.init)?.filter { record.items[$0] == nil } ?? [])
+            ledger.lose(old?.items.keys(notIn: record.items) ?? [])
         case .parsed(let hash, .failed(let reason)):
             await sink.warn("\(file.name): \(reason)")
             guard old == nil else { return nil }
@@ -125,7 +130,7 @@ struct TrackedFiles: Sendable {
             for warning in warnings { await sink.warn("\(file.name): \(warning)") }
             record.hash = hash
             record.refreshAfter = refreshAfter
-            record.items.reserveCapacity(parsed.count)
+            var items = ItemTable.Builder(capacity: parsed.count)
             // The next chunk is made while this one is recorded and queued.
             let chunk = { (start: Int) in start < parsed.count ? Task { parsed.make(start..<min(start + chunkSize, parsed.count)) } : nil }
             var making = chunk(0)
@@ -135,12 +140,13 @@ struct TrackedFiles: Sendable {
                 making = chunk(start)
                 for item in await made.value {
                     let id = ItemKey(endpoint: item.endpoint, key: item.key)
-                    if record.items.updateValue(item.version ?? "", forKey: id) == nil, old?.items[id] != item.version { ledger.queue(item) }
+                    if items.set(id, version: item.version ?? ""), old?.items.version(of: id) != item.version { ledger.queue(item) }
                 }
                 try await ledger.commitIfFull()
             }
-            for id in retained where record.items[id] == nil { record.items[id] = old?.items[id] }
-            ledger.lose((old?.items.keys).map(Array.init)?.filter { record.items[$0] == nil } ?? [])
+            for id in retained { if let version = old?.items.version(of: id) { items.insert(id, version: version) } }
+            record.items = items.table()
+            ledger.lose(old?.items.keys(notIn: record.items) ?? [])
         }
         return record
     }

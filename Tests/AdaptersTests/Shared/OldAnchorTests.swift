@@ -26,7 +26,7 @@ struct OldAnchorTests {
     func config(_ type: String, _ body: String) throws -> AdapterConfig {
         let file = root + "/\(type).conf"
         try "[Adapter]\nType=\(type)\n\(body)".write(toFile: file, atomically: true, encoding: .utf8)
-        let all: [any DeviceAdapter.Type] = [ContactsAdapter.self, PhotosAdapter.self, HealthAdapter.self]
+        let all: [any DeviceAdapter.Type] = [ContactsAdapter.self, PhotosAdapter.self, HealthAdapter.self, CalendarAdapter.self]
         return try AdapterRegistry(all).loadConfig(file: file)
     }
 
@@ -71,5 +71,30 @@ struct OldAnchorTests {
         let sink = try await scan(HealthAdapter(config: config("health", "Path=\(root)/lib\n")), from: "f:" + path, old)
         #expect(sink.anchor.entries == ["f:" + path: Data(old.utf8)], "a file read again would have its record rewritten")
         #expect(FileRecord(Data(old.utf8))?.format == "apple-health")
+    }
+
+    /// A calendar's record as the ledger wrote it before ``ItemTable`` (one line per occurrence,
+    /// built from a dictionary and sorted when encoded), its lines spelt out here in reverse order:
+    /// a file read again after the upgrade resends nothing, and a key it lost is one tombstone.
+    @Test func aCalendarRecordOfTheDictionaryLayoutIsReadAndOnlyALostKeyIsSent() async throws {
+        let path = root + "/lib/cal.ics"
+        try """
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:weekly\r\nSUMMARY:Choir\r\nDTSTART:20240102T180000Z\r\n\
+            DTEND:20240102T190000Z\r\nRRULE:FREQ=WEEKLY;COUNT=3\r\nEND:VEVENT\r\nBEGIN:VTODO\r\nUID:t%1\r\nSUMMARY:Bins\r\n\
+            END:VTODO\r\nEND:VCALENDAR\r\n
+            """.write(toFile: path, atomically: false, encoding: .utf8)
+        let first = CollectingSink()
+        try await CalendarAdapter(config: config("calendar", "Path=\(root)/lib\n")).scan(since: Anchor(), into: first)
+        #expect(first.items.count == 4)
+        let lines = first.items.map { "\($0.endpoint.rawValue)\t\($0.key.replacing("%", with: "%25"))\t\($0.version ?? "-")\n" }.sorted()
+        // A stamp that does not match makes the file be read and its items compared with the record's.
+        let head = "v1\t1\t1\t1\t0123456789abcdef0123456789abcdef\t-\n"
+        let old = head + lines.reversed().joined() + "calendar\tweekly/20230101T180000Z\tffffffffffffffff\n"
+        let sink = CollectingSink(anchor: Anchor(["f:" + path: Data(old.utf8)]))
+        try await CalendarAdapter(config: config("calendar", "Path=\(root)/lib\n")).scan(since: sink.anchor, into: sink)
+        #expect(sink.items.map(\.key) == ["weekly/20230101T180000Z"] && sink.items.allSatisfy(\.deleted))
+        let stored = try #require(sink.anchor["f:" + path])
+        #expect(String(String(decoding: stored, as: UTF8.self).split(separator: "\n", maxSplits: 1)[1]) == lines.joined(),
+                "the record holds the same lines, sorted, as the dictionary layout wrote them")
     }
 }

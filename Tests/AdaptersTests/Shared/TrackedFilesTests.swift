@@ -177,4 +177,32 @@ struct TrackedFilesTests {
         record.refreshAfter = Date(timeIntervalSince1970: 1000.5)
         #expect(FileRecord(record.encoded) == record)
     }
+
+    @Test func anItemTableFindsEachKeyAndKeepsTheLaterVersionOfAKeyGivenTwice() {
+        var builder = ItemTable.Builder()
+        let ids = (0..<300).map { ItemKey(endpoint: $0 % 2 == 0 ? .calendar : .reminders, key: "k\($0 * 7919 % 300)") }
+        let added = ids.map { builder.set($0, version: "v-" + $0.key) }
+        let again = builder.set(ids[5], version: "later"), inserted = builder.insert(ids[6], version: "ignored")
+        #expect(added.allSatisfy { $0 })
+        #expect(!again, "a key given again is no new item")
+        #expect(!inserted, "insert keeps what is there")
+        let table = builder.table()
+        #expect(table.count == 300)
+        #expect(table.version(of: ids[5]) == "later" && table.version(of: ids[6]) == "v-" + ids[6].key)
+        #expect(ids.dropFirst(7).allSatisfy { table.version(of: $0) == "v-" + $0.key })
+        #expect(table.version(of: ItemKey(endpoint: .calendar, key: "k1")) == nil, "k1 is a reminder's key")
+        #expect(Set(table.keys) == Set(ids))
+
+        let fewer: ItemTable = [ids[0]: "a", ids[1]: "", ItemKey(endpoint: .calendar, key: "new"): "b"]
+        #expect(Set(table.keys(notIn: fewer)) == Set(ids.dropFirst(2)))
+        #expect(fewer.keys(notIn: table) == [ItemKey(endpoint: .calendar, key: "new")])
+        #expect(fewer.version(of: ids[1]) == "", "no version is kept as none")
+    }
+
+    @Test func storedLinesOutOfOrderAreSortedAndTheLaterOfTwoLinesOfOneKeyCounts() {
+        let lines = ["reminders\tb\t2\n", "calendar\tz\t1\n", "bogus\tx\t1\n", "calendar\ta%09b\t3\n", "calendar\tz\t4\n", "calendar\tshort\n"]
+        let record = FileRecord(Data(("v1\t1\t2\t3\th\t-\n" + lines.joined()).utf8))
+        #expect(record?.encoded == Data("v1\t1\t2\t3\th\t-\ncalendar\ta%09b\t3\ncalendar\tz\t4\nreminders\tb\t2\n".utf8))
+        #expect(record?.items.version(of: ItemKey(endpoint: .calendar, key: "a\tb")) == "3")
+    }
 }
