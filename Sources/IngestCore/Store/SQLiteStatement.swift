@@ -1,9 +1,7 @@
 import CSQLite
 
-/// One cached statement stepped once per row with binds that change between steps. Per row it
-/// costs what SQLite's own step does: no `[SQLValue]` array, no SQL text to build and look up,
-/// and a bind that stays the same over a run of rows (the space and group of a run of records)
-/// is bound once, since a reset keeps bindings.
+/// One cached statement, bound in place: no `[SQLValue]` array, no SQL text to build and look
+/// up per use, and blobs read where they lie instead of copied (see `step(blobs:in:)`).
 public struct SQLiteStatement: ~Copyable {
     let stmt: OpaquePointer
     let db: OpaquePointer
@@ -18,17 +16,24 @@ public struct SQLiteStatement: ~Copyable {
         try check(sqlite3_bind_text(stmt, index, text, -1, csqlite_transient()))
     }
 
-    /// The bytes are copied into the statement's own buffer, which a later bind reuses.
-    public func bind(_ index: Int32, blob: [UInt8]) throws(SQLiteError) {
-        let rc = blob.withUnsafeBytes { sqlite3_bind_blob(stmt, index, $0.baseAddress, Int32($0.count), csqlite_transient()) }
-        try check(rc)
-    }
-
-    /// Runs the statement once; returns the number of rows it changed.
+    /// Runs the statement once with `blobs` bound in place: each names a parameter and its bytes'
+    /// range in `bytes`, which SQLite reads without a copy (and forgets after the step).
+    /// Returns the number of rows changed.
     @discardableResult
-    public func step() throws(SQLiteError) -> Int {
-        let rc = sqlite3_step(stmt)
-        sqlite3_reset(stmt)
+    public func step(blobs: [(index: Int32, range: Range<Int>)], in bytes: [UInt8]) throws(SQLiteError) -> Int {
+        let rc = bytes.withUnsafeBytes { (all: UnsafeRawBufferPointer) -> Int32 in
+            // A null pointer binds NULL, not an empty blob: empty ranges point at a byte of their own.
+            let empty: UInt8 = 0
+            return withUnsafePointer(to: empty) { none -> Int32 in
+                for blob in blobs {
+                    let start = blob.range.isEmpty ? UnsafeRawPointer(none) : all.baseAddress! + blob.range.lowerBound
+                    let rc = sqlite3_bind_blob(stmt, blob.index, start, Int32(blob.range.count), nil)
+                    guard rc == SQLITE_OK else { sqlite3_clear_bindings(stmt); return rc }
+                }
+                defer { sqlite3_reset(stmt); sqlite3_clear_bindings(stmt) }
+                return sqlite3_step(stmt)
+            }
+        }
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(rc, db, function: "sqlite3_step", path: path, sql: sql) }
         return Int(sqlite3_changes(db))
     }

@@ -15,6 +15,7 @@ extension StateStore {
         // statements of up to 32 rows, and adds to its group's counter once.
         let records = changes.records
         var gained: [(group: String, added: Int)] = []
+        var bytes: [UInt8] = [], blobs: [(index: Int32, range: Range<Int>)] = []
         var start = 0
         while start < records.count {
             let group = records[start].group
@@ -26,13 +27,17 @@ extension StateStore {
                 added += try c.withStatement(StateStore.upserts[n - 1]) { (insert) throws(SQLiteError) -> Int in
                     try insert.bind(1, text: space)
                     try insert.bind(2, text: group)
+                    // Keys and values laid end to end, bound in place: no copy per blob.
+                    bytes.removeAll(keepingCapacity: true); blobs.removeAll(keepingCapacity: true)
                     for i in 0..<n {
                         let at = Int32(3 + 3 * i)
                         try insert.bind(at, Int64(records[row + i].shelf))
-                        try insert.bind(at + 1, blob: records[row + i].key)
-                        try insert.bind(at + 2, blob: records[row + i].value)
+                        blobs.append((at + 1, bytes.count ..< bytes.count + records[row + i].key.count))
+                        bytes += records[row + i].key
+                        blobs.append((at + 2, bytes.count ..< bytes.count + records[row + i].value.count))
+                        bytes += records[row + i].value
                     }
-                    return try insert.step()
+                    return try insert.step(blobs: blobs, in: bytes)
                 }
                 row += n
             }
