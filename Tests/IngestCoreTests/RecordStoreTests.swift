@@ -44,6 +44,20 @@ struct RecordStoreTests {
         #expect(try records.group("2024-06-02").records == [record("2024-06-02", 1, value: 7)])
     }
 
+    /// A run of one group longer than one insert statement (32 rows), on several shelves, with a
+    /// key repeated inside the run: every record lands, counted once each, the later value kept.
+    @Test func aLongRunOfOneGroupIsStoredWholeAndCountedOncePerRecord() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        let records = AdapterRecords(store: store, space: shared)
+        let run = (0..<75).map { record("2024-06-01", UInt8($0), shelf: UInt8($0 % 3)) }
+        try commit(store, run + [record("2024-06-02", 1), record("2024-06-01", 5, value: 4, shelf: 2)])
+        let day = try records.group("2024-06-01")
+        #expect(day.records.count == 75 && day.changes == 76)
+        #expect(day.records.first { $0.key == [1, 5] }?.value == [4])
+        try commit(store, run, settled: ["2024-06-01": SettledGroup(state: [], changes: 76)])
+        #expect(try records.group("2024-06-01").changes == 1)   // only the value put back changed
+    }
+
     @Test func recordsThatArriveWhileAGroupIsDerivedKeepItChanged() throws {
         let store = try StateStore(paths: temporaryPaths())
         let records = AdapterRecords(store: store, space: shared)
@@ -159,5 +173,25 @@ struct RecordStoreTests {
         #expect(try store.db.withConnection { (c) throws(SQLiteError) -> Int64 in
             try c.scalar("SELECT count(*) FROM sqlite_master WHERE name IN ('journal', 'samples', 'sample_buckets')")
         } == 0)
+    }
+
+    /// New stores take 16 KiB pages; one made with SQLite's 4 KiB (an older build) keeps them and
+    /// its records, and still takes new ones.
+    @Test func aStoreKeepsThePageSizeItWasMadeWith() throws {
+        func pageSize(_ store: StateStore) throws -> Int64 {
+            try store.db.withConnection { (c) throws(SQLiteError) -> Int64 in try c.scalar("PRAGMA page_size") }
+        }
+        #expect(try pageSize(StateStore(paths: temporaryPaths())) == 16_384)
+        let paths = temporaryPaths()
+        try FileManager.default.createDirectory(atPath: paths.stateDir, withIntermediateDirectories: true)
+        let old = try SQLiteDatabase(path: paths.stateDatabase)
+        try old.execute("PRAGMA page_size=4096; PRAGMA journal_mode=WAL; CREATE TABLE older(x)")
+        old.close()
+        let store = try StateStore(paths: paths)
+        try commit(store, [record("2024-06-01", 1)])
+        store.db.close()
+        let reopened = try StateStore(paths: paths)
+        #expect(try pageSize(reopened) == 4096)
+        #expect(try AdapterRecords(store: reopened, space: shared).group("2024-06-01").records == [record("2024-06-01", 1)])
     }
 }

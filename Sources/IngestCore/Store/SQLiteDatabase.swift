@@ -163,7 +163,7 @@ public struct SQLiteConnection: ~Copyable {
         return value
     }
 
-    private func prepared(_ sql: String, _ binds: [SQLValue]) throws(SQLiteError) -> OpaquePointer {
+    func prepared(_ sql: String, _ binds: [SQLValue]) throws(SQLiteError) -> OpaquePointer {
         let stmt: OpaquePointer
         if let cached = cache.byText[sql] {
             stmt = cached

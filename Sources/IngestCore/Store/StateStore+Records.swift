@@ -11,26 +11,42 @@ extension StateStore {
     /// Stores the records that are new or whose value changed, group by group, adds what each
     /// group gained to its changes, drops what the cutoffs name, and settles groups.
     func applyRecords(_ changes: AnchorChanges, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
+        // Records of one group come together (an input read in order): each run is stored by
+        // statements of up to 32 rows, and adds to its group's counter once.
         let records = changes.records
+        var gained: [(group: String, added: Int)] = []
+        var bytes: [UInt8] = [], blobs: [(index: Int32, range: Range<Int>)] = []
         var start = 0
-        var rows: [SQLValue] = []
         while start < records.count {
-            // Records of one group come together (an input read in order), so each run is one
-            // multi-row insert and one counter update.
             let group = records[start].group
-            var end = start
-            rows.removeAll(keepingCapacity: true)
-            while end < records.count, records[end].group == group {
-                rows += [.text(space), .int(Int64(records[end].shelf)), .text(group), .blob(records[end].key), .blob(records[end].value)]
-                end += 1
+            var end = start + 1
+            while end < records.count, records[end].group == group { end += 1 }
+            var added = 0, row = start
+            while row < end {
+                let n = min(StateStore.upserts.count, end - row)
+                added += try c.withStatement(StateStore.upserts[n - 1]) { (insert) throws(SQLiteError) -> Int in
+                    try insert.bind(1, text: space)
+                    try insert.bind(2, text: group)
+                    // Keys and values laid end to end, bound in place: no copy per blob.
+                    bytes.removeAll(keepingCapacity: true); blobs.removeAll(keepingCapacity: true)
+                    for i in 0..<n {
+                        let at = Int32(3 + 3 * i)
+                        try insert.bind(at, Int64(records[row + i].shelf))
+                        blobs.append((at + 1, bytes.count ..< bytes.count + records[row + i].key.count))
+                        bytes += records[row + i].key
+                        blobs.append((at + 2, bytes.count ..< bytes.count + records[row + i].value.count))
+                        bytes += records[row + i].value
+                    }
+                    return try insert.step(blobs: blobs, in: bytes)
+                }
+                row += n
             }
-            let added = try c.insertRows("INSERT INTO records(space, shelf, grp, key, value)", columns: 5, rows,
-                                         tail: "ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value")
-            if added > 0 {
-                try c.run("INSERT INTO record_groups(space, grp, changes) VALUES(?, ?, ?) ON CONFLICT DO UPDATE SET changes = changes + excluded.changes",
-                          [.text(space), .text(group), .int(Int64(added))])
-            }
+            if added > 0 { gained.append((group, added)) }
             start = end
+        }
+        for (group, added) in gained {
+            try c.run("INSERT INTO record_groups(space, grp, changes) VALUES(?, ?, ?) ON CONFLICT DO UPDATE SET changes = changes + excluded.changes",
+                      [.text(space), .text(group), .int(Int64(added))])
         }
         for cutoff in changes.cutoffs {
             try c.run("DELETE FROM records WHERE space = ? AND shelf IN (\(StateStore.shelves)) AND grp = ? AND key < ?",
@@ -42,6 +58,15 @@ extension StateStore {
                 ON CONFLICT DO UPDATE SET settled = excluded.settled, changes = max(0, changes - ?)
                 """, [.text(space), .text(group), .blob(settled.state), .int(settled.changes)])
         }
+    }
+
+    /// The upserts of 1 … 32 records of one group: `?1` is the space, `?2` the group, then shelf,
+    /// key and value per row. Rows share a statement's overhead (step, reset), which for small
+    /// rows costs about as much as the row itself.
+    private static let upserts = (1...32).map { n in
+        "INSERT INTO records(space, shelf, grp, key, value) VALUES "
+            + (0..<n).map { "(?1, ?\(3 + 3 * $0), ?2, ?\(4 + 3 * $0), ?\(5 + 3 * $0))" }.joined(separator: ", ")
+            + " ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value"
     }
 
     /// `0, 1, …` for a query's `IN (…)`: one index seek per shelf.

@@ -36,6 +36,9 @@ public final class StateStore: Sendable {
     let laneIDs = Locked<[String: Int64]>([:])
 
     static let schemaVersion: Int64 = 4
+    /// 16 KiB pages: a store of millions of small records (health samples) takes about a fifth
+    /// less CPU to fill than with SQLite's 4 KiB, a shallower B-tree and fewer cells per byte.
+    static let pageSize = 16_384
 
     /// Opens the store, creating the state directory (0700) and the schema when needed.
     public init(paths: Paths) throws(StoreError) {
@@ -44,8 +47,13 @@ public final class StateStore: Sendable {
             db = try SQLiteDatabase(path: paths.stateDatabase)
             try db.withConnection { (c) throws(SQLiteError) in
                 if try c.scalar("PRAGMA user_version") < StateStore.schemaVersion {
-                    try c.execute("PRAGMA journal_mode=WAL")
+                    // Only a new file takes the page size (WAL fixes it once written).
+                    try c.execute("PRAGMA page_size=\(StateStore.pageSize); PRAGMA journal_mode=WAL")
                 }
+                // Checkpoint at about 32 MB of WAL, whatever the file's page size (a store made
+                // before 16 KiB pages keeps 4 KiB ones).
+                let pageSize = max(512, try c.scalar("PRAGMA page_size"))
+                try c.execute("PRAGMA wal_autocheckpoint=\((32 << 20) / pageSize)")
                 try c.execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY")
             }
             try migrate()
@@ -58,7 +66,7 @@ public final class StateStore: Sendable {
     init(throwawayAt path: String) throws(StoreError) {
         do {
             db = try SQLiteDatabase(path: path, throwaway: true)
-            try db.execute("PRAGMA temp_store=MEMORY")
+            try db.execute("PRAGMA page_size=\(StateStore.pageSize); PRAGMA temp_store=MEMORY")
             try migrate()
         } catch { throw StoreError.sqlite(error) }
     }
