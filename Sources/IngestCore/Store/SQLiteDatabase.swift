@@ -206,4 +206,10 @@ public struct SQLiteRow {
         guard n > 0, let p = sqlite3_column_blob(stmt, i) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))
     }
+    /// A blob as `Data`, copied once (an anchor entry can be megabytes).
+    public func data(_ i: Int32) -> Data {
+        let n = Int(sqlite3_column_bytes(stmt, i))
+        guard n > 0, let p = sqlite3_column_blob(stmt, i) else { return Data() }
+        return Data(bytes: p, count: n)
+    }
 }

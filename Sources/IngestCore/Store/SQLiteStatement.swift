@@ -1,4 +1,5 @@
 import CSQLite
+import FoundationEssentials
 
 /// One cached statement, bound in place: no `[SQLValue]` array, no SQL text to build and look
 /// up per use, and blobs read where they lie instead of copied (see `step(blobs:in:)`).
@@ -20,7 +21,7 @@ public struct SQLiteStatement: ~Copyable {
     /// range in `bytes`, which SQLite reads without a copy (and forgets after the step).
     /// Returns the number of rows changed.
     @discardableResult
-    public func step(blobs: [(index: Int32, range: Range<Int>)], in bytes: [UInt8]) throws(SQLiteError) -> Int {
+    public func step(blobs: [(index: Int32, range: Range<Int>)], in bytes: some ContiguousBytes) throws(SQLiteError) -> Int {
         let rc = bytes.withUnsafeBytes { (all: UnsafeRawBufferPointer) -> Int32 in
             // A null pointer binds NULL, not an empty blob: empty ranges point at a byte of their own.
             let empty: UInt8 = 0
