@@ -187,7 +187,7 @@ final class RunCursor {
                 current = window.withUnsafeBytes { PackedRecord.fields($0, at: start, limit: valid) }
                 if current != nil { return true }
                 if position == end {
-                    guard start == valid else { throw HealthReadError("the sorted samples' temporary file ends inside a record") }
+                    guard start == valid else { throw HealthReadError("the samples' temporary sort file ends inside a record", transient: true) }
                     return false
                 }
                 try refill(keeping: start, file, end)

@@ -5,14 +5,17 @@ import Glibc
 
 /// The spool's sorted runs on disk: a 0600 file in `$TMPDIR` (or /tmp), unlinked as soon as it
 /// is made, so it is gone when the run ends however it ends. Never fsynced: nothing reads it
-/// after the process.
+/// after the process. Its failures (a full disk) are transient: the export is read again on the
+/// next scan.
 final class SpillFile: Sendable {
     private let fd: Int32
 
     init(in folder: String = TemporaryFile.folder) throws(HealthReadError) {
-        let (fd, path) = try TemporaryFile.make(in: folder, prefix: "hearthloom-health-sort")
-        unlink(path)
-        self.fd = fd
+        do {
+            let (fd, path) = try TemporaryFile.make(in: folder, prefix: "hearthloom-health-sort")
+            unlink(path)
+            self.fd = fd
+        } catch { throw HealthReadError(error.description, transient: true) }
     }
 
     deinit { close(fd) }
@@ -23,7 +26,7 @@ final class SpillFile: Sendable {
         while done < bytes.count {
             let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return HealthReadError("cannot write the samples' temporary sort file: \(String(cString: strerror(errno)))") }
+            guard n > 0 else { return HealthReadError("cannot write the samples' temporary sort file: \(String(cString: strerror(errno)))", transient: true) }
             done += n
         }
         return nil
@@ -35,7 +38,7 @@ final class SpillFile: Sendable {
         while done < buffer.count {
             let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .failure(HealthReadError("cannot read the samples' temporary sort file: \(String(cString: strerror(errno)))")) }
+            if n < 0 { return .failure(HealthReadError("cannot read the samples' temporary sort file: \(String(cString: strerror(errno)))", transient: true)) }
             if n == 0 { break }
             done += n
         }

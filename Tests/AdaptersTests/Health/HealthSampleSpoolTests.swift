@@ -64,4 +64,14 @@ struct HealthSampleSpoolTests {
         }.map(\.element)
         #expect(out == expected, "sorted by shelf, group and key; a key read twice in the order read")
     }
+
+    @Test func aTemporaryFileThatCannotBeMadeFailsTransientlyAndWhatWasTakenIsStillHandedOn() throws {
+        let spool = HealthSampleSpool(runBytes: 100, fanIn: 2, folder: "/nonexistent-\(UUID().uuidString)")
+        var failure: HealthReadError?
+        do { _ = try spool.take(chunk([9, 5, 1])) } catch { failure = error }
+        #expect(failure?.transient == true, "the export is read again on the next scan: \(String(describing: failure))")
+        var out: [StateRecord] = []
+        try spool.drain(size: 100) { out += $0 }
+        #expect(!out.isEmpty && out.map(\.shelf) == out.map(\.shelf).sorted(), "the records packed before it, sorted")
+    }
 }
