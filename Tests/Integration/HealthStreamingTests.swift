@@ -25,4 +25,23 @@ struct HealthStreamingTests {
         let warnings = r.stderr.split(separator: "\n").filter { $0.contains(rig.exports + "/export.json") }
         #expect(warnings.count == 1 && warnings.first?.contains("cut off at line 7") == true, "\(r.stderr)")
     }
+
+    /// Records that go back in time (a shuffled export) are sorted before they are stored: the
+    /// same days come out, a record read twice counts with its later value, and what came
+    /// before a cut at the end is kept.
+    @Test func aCutOffExportXMLWhoseRecordsGoBackInTimeIsStoredSortedKeepingTheLaterValueOfARecordReadTwice() throws {
+        let rig = try HealthRig()
+        let step = { (day: Int, count: Int) in
+            AppleExport.steps(AppleExport.watch, "2024-06-0\(day) 08:00:00 +0200", "2024-06-0\(day) 08:10:00 +0200", count)
+        }
+        let text = AppleExport.xml((1...6).reversed().map { step($0, 100 * $0) } + [step(3, 999), step(7, 700)])
+        let cut = try #require(text.range(of: "2024-06-07 08:10:00"))
+        try rig.put("export.xml", String(text[..<cut.lowerBound]))
+        let r = try rig.run(verbose: true)
+        #expect(r.stderr.contains("7 samples came scattered over days and kinds; stored sorted"), "\(r.stderr)")
+        #expect(try rig.stored().keys.sorted() == (1...6).map { "day:2024-06-0\($0)" })
+        #expect(try (1...6).map { try rig.day("2024-06-0\($0)")?["steps"] } == [100, 200, 999, 400, 500, 600])
+        let warnings = r.stderr.split(separator: "\n").filter { $0.contains(rig.exports + "/export.xml") && !$0.contains("<6>") }
+        #expect(warnings.count == 1 && warnings.first?.contains("cut off") == true, "\(r.stderr)")
+    }
 }

@@ -49,11 +49,7 @@ enum HealthConnectExport: HealthReader {
     /// Inflates the database entry into a 0600 temp file, opens it and unlinks it.
     static func openExtracted(_ input: HealthInput) throws(HealthReadError) -> SQLiteDatabase {
         let zip = try ZipEntryStream(try input.stream()) { $0 == entryName || $0.hasSuffix("/" + entryName) }
-        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((folder + "/hearthloom-health-connect-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw HealthReadError("cannot make a temp file in \(folder): \(String(cString: strerror(errno)))") }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (fd, path) = try TemporaryFile.make(prefix: "hearthloom-health-connect")
         defer { unlink(path) }                            // once open, SQLite holds the file by its descriptor
         do {
             defer { close(fd) }

@@ -1,34 +1,50 @@
+import Dispatch
 import FoundationEssentials
 import IngestCore
 
 /// Samples that arrive scattered over the store's groups and shelves (a shuffled export) would,
-/// stored one chunk at a time, rewrite nearly a page of the store per sample and chunk. Such chunks are spooled into SQLite's private temporary database instead (a file
-/// outside the state folder, never fsynced, gone when the connection closes) and handed on at
-/// the end of the file sorted by (shelf, group, key), so the store takes them one page after
-/// another. SQLite sorts them in bounded memory, spilling to temporary files.
+/// stored one chunk at a time, rewrite nearly a page of the store per sample and chunk. From the
+/// first such chunk on, they are sorted instead (an external merge sort) and handed on at the end
+/// of the file in (shelf, group, key) order, so the store takes them one page after another.
+///
+/// They are packed into runs of `runBytes` (``PackedRun``); a full run is sorted and written to
+/// an unlinked temporary file (``SpillFile``) on another thread while the next one fills, so the
+/// sort costs the reading thread little. At the end the runs and the last one, still in memory,
+/// are merged. Memory stays at about two runs whatever the size of the file: past `fanIn` runs,
+/// they are first merged `fanIn` at a time into longer ones.
 final class HealthSampleSpool {
-    private var db: SQLiteDatabase?
     /// Records spooled so far.
     private(set) var count = 0
     /// Per shelf, the latest group this file has reached.
     private var reached = [String?](repeating: nil, count: StateRecord.shelfCount)
+    private let runBytes: Int, fanIn: Int, folder: String
+    private var spooling = false
+    private var filling = PackedRun(capacity: 0)
+    private var file: SpillFile?
+    private var spilled: [SpilledRun] = []
+    private var fileEnd: Int64 = 0
+    /// Held while a run is written: one is written while the next fills.
+    private let writing = DispatchSemaphore(value: 1)
+    private let writeFailure = Locked<HealthReadError?>(nil)
+    /// The window each run is read through in a merge.
+    private static let window = 128 << 10
+
+    init(runBytes: Int = 8 << 20, fanIn: Int = 32, folder: String = TemporaryFile.folder) {
+        precondition(fanIn >= 2, "a merge takes two runs or more")
+        self.runBytes = runBytes; self.fanIn = fanIn; self.folder = folder
+    }
 
     /// Spools `records` when they are scattered, or once an earlier chunk was (a key read twice
     /// must keep its later value); false when they are to be stored as they are.
     func take(_ records: [StateRecord]) throws(HealthReadError) -> Bool {
-        if db == nil {
+        if !spooling {
             guard goingBack(records) * 4 > records.count else { return false }
-            db = try spooling { () throws(SQLiteError) -> SQLiteDatabase in
-                let db = try SQLiteDatabase(path: "", throwaway: true)
-                try db.execute("CREATE TABLE spool(shelf INTEGER NOT NULL, grp TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL)")
-                return db
-            }
+            spooling = true
+            filling = PackedRun(capacity: runBytes)
         }
-        var rows: [SQLValue] = []
-        rows.reserveCapacity(records.count * 4)
-        for r in records { rows += [.int(Int64(r.shelf)), .text(r.group), .blob(r.key), .blob(r.value)] }
-        try spooling { () throws(SQLiteError) in
-            try db!.transaction { (c) throws(SQLiteError) in try c.insertRows("INSERT INTO spool(shelf, grp, key, value)", columns: 4, rows) }
+        for record in records {
+            filling.append(record)
+            if filling.bytes.count >= runBytes { try spill() }
         }
         count += records.count
         return true
@@ -37,22 +53,65 @@ final class HealthSampleSpool {
     /// Hands on what was spooled in chunks of `size`, in (shelf, group, key) order; a key
     /// spooled twice comes in the order it was read.
     func drain(size: Int, _ body: ([StateRecord]) throws(HealthReadError) -> Void) throws(HealthReadError) {
-        guard let db else { return }
+        guard spooling else { return }
+        writing.wait()
+        defer { writing.signal() }
+        try writeFailure.withLock { (failure) throws(HealthReadError) in if let failure { throw failure } }
+        while spilled.count >= fanIn { try mergeLevel() }
+        let last = filling
+        filling = PackedRun(capacity: 0)
+        var cursors = spilled.map { RunCursor(file!, $0, window: HealthSampleSpool.window) }
+        spilled = []
+        if !last.isEmpty { cursors.append(RunCursor(last)) }
+        var merge = try RunMerge(cursors)
         var chunk: [StateRecord] = []
-        var failure: HealthReadError?
-        try spooling { () throws(SQLiteError) in
-            try db.withConnection { (c) throws(SQLiteError) in
-                try c.query("SELECT shelf, grp, key, value FROM spool ORDER BY shelf, grp, key, rowid") { r in
-                    chunk.append(StateRecord(group: r.text(1) ?? "", shelf: UInt8(truncatingIfNeeded: r.int(0)), key: r.blob(2), value: r.blob(3)))
-                    guard chunk.count >= size else { return true }
-                    do throws(HealthReadError) { try body(chunk) } catch { failure = error; return false }
-                    chunk.removeAll(keepingCapacity: true)
-                    return true
-                }
+        chunk.reserveCapacity(size)
+        while let top = merge.top {
+            chunk.append(top.withRecord(PackedRecord.stateRecord))
+            try merge.pop()
+            if chunk.count >= size {
+                try body(chunk)
+                chunk.removeAll(keepingCapacity: true)
             }
         }
-        if let failure { throw failure }
         if !chunk.isEmpty { try body(chunk) }
+    }
+
+    /// Hands the full run to another thread to be sorted and written, once the one before is written.
+    private func spill() throws(HealthReadError) {
+        if file == nil { file = try SpillFile(in: folder) }
+        writing.wait()
+        if let failure = writeFailure.withLock({ $0 }) { writing.signal(); throw failure }
+        let run = filling, file = file!, at = fileEnd
+        filling = PackedRun(capacity: runBytes)
+        spilled.append(SpilledRun(offset: at, length: Int64(run.bytes.count)))
+        fileEnd += Int64(run.bytes.count)
+        let done = writing, failure = writeFailure
+        DispatchQueue.global().async {
+            defer { done.signal() }
+            do throws(HealthReadError) { try run.spill(to: file, at: at) } catch { failure.withLock { $0 = $0 ?? error } }
+        }
+    }
+
+    /// Merges the spilled runs `fanIn` at a time, in the order they were read, into runs at the
+    /// end of the file.
+    private func mergeLevel() throws(HealthReadError) {
+        var level: [SpilledRun] = []
+        for first in stride(from: 0, to: spilled.count, by: fanIn) {
+            let runs = spilled[first..<min(first + fanIn, spilled.count)]
+            guard runs.count > 1 else { level.append(runs.first!); continue }
+            var merge = try RunMerge(runs.map { RunCursor(file!, $0, window: HealthSampleSpool.window) })
+            var writer = SpillWriter(file!, at: fileEnd)
+            while let top = merge.top {
+                top.withRecord { p, f in writer.append(UnsafeRawBufferPointer(rebasing: p[f.start..<f.end])) }
+                try merge.pop()
+            }
+            try writer.finish()
+            let length = runs.reduce(0) { $0 + $1.length }
+            level.append(SpilledRun(offset: fileEnd, length: length))
+            fileEnd += length
+        }
+        spilled = level
     }
 
     /// How many of `records` go back to an earlier group of their shelf than this file has
@@ -71,9 +130,5 @@ final class HealthSampleSpool {
             previous = (r.shelf, r.group, isBack)
         }
         return back
-    }
-
-    private func spooling<R>(_ body: () throws(SQLiteError) -> R) throws(HealthReadError) -> R {
-        do { return try body() } catch { throw HealthReadError("cannot sort the samples in a temporary file: \(error)") }
     }
 }

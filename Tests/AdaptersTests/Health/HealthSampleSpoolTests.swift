@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Adapters
 import IngestCore
@@ -36,5 +37,41 @@ struct HealthSampleSpoolTests {
         #expect(zip(order, order.dropFirst()).allSatisfy { a, b in (a.0, a.1) < (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && !b.2.lexicographicallyPrecedes(a.2)) })
         let twice = out.filter { $0.group == "2024-06-01" && $0.shelf == 2 && $0.key == [4] }
         #expect(twice.map(\.value) == [[1], [2]], "a key read twice comes in the order it was read")
+    }
+
+    @Test func runsSpilledToATemporaryFileMergeInKeyOrder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Runs of a few records, merged two at a time: several levels of merges.
+        let spool = HealthSampleSpool(runBytes: 300, fanIn: 2, folder: folder)
+        var taken = chunk([9, 5, 1])
+        #expect(try spool.take(taken))
+        for i in 1..<40 {
+            var records = (0..<25).map { _ in record(Int.random(in: 1...28), UInt8.random(in: 1...3), UInt8.random(in: 0...20), value: UInt8(i)) }
+            if i == 7 { records.append(StateRecord(group: "2024-06-02", shelf: 2, key: [9], value: Array(repeating: 7, count: 300_000))) }
+            #expect(try spool.take(records))
+            taken += records
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "the temporary file is unlinked as soon as it is made")
+        var out: [StateRecord] = []
+        try spool.drain(size: 64) { out += $0 }
+        let expected = taken.enumerated().sorted { a, b in
+            let x = (a.element.shelf, a.element.group), y = (b.element.shelf, b.element.group)
+            if x != y { return x < y }
+            if a.element.key != b.element.key { return a.element.key.lexicographicallyPrecedes(b.element.key) }
+            return a.offset < b.offset
+        }.map(\.element)
+        #expect(out == expected, "sorted by shelf, group and key; a key read twice in the order read")
+    }
+
+    @Test func aTemporaryFileThatCannotBeMadeFailsTransientlyAndWhatWasTakenIsStillHandedOn() throws {
+        let spool = HealthSampleSpool(runBytes: 100, fanIn: 2, folder: "/nonexistent-\(UUID().uuidString)")
+        var failure: HealthReadError?
+        do { _ = try spool.take(chunk([9, 5, 1])) } catch { failure = error }
+        #expect(failure?.transient == true, "the export is read again on the next scan: \(String(describing: failure))")
+        var out: [StateRecord] = []
+        try spool.drain(size: 100) { out += $0 }
+        #expect(!out.isEmpty && out.map(\.shelf) == out.map(\.shelf).sorted(), "the records packed before it, sorted")
     }
 }
