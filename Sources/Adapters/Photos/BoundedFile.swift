@@ -17,9 +17,10 @@ final class BoundedFile {
     private(set) var bytesRead = 0
     private let descriptor: Int32
 
-    init(path: String, budget: Int = BoundedFile.defaultBudget) throws(PhotoReadError) {
+    /// - Parameter folder: the open folder `path` is relative to; nil for a path from the working directory.
+    init(path: String, in folder: OpenFolder? = nil, budget: Int = BoundedFile.defaultBudget) throws(PhotoReadError) {
         // O_NONBLOCK keeps open() from waiting forever on a FIFO; it changes nothing for regular files.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = withExtendedLifetime(folder) { openat(folder?.descriptor ?? AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard descriptor >= 0 else { throw PhotoReadError.system("cannot open file", errno: errno) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
@@ -72,4 +73,19 @@ final class BoundedFile {
         bytesRead += count
         return buffer
     }
+}
+
+/// An open folder whose files are opened by name (`openat`), so the kernel walks the folder's
+/// path once rather than once per photo in it.
+final class OpenFolder: Sendable {
+    let descriptor: Int32
+
+    /// Nil when the folder cannot be opened (its files are then opened by their whole path).
+    init?(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
 }

@@ -16,8 +16,9 @@ enum PhotoItem {
         } else {
             return nil
         }
-        fields["altitude_m"] = JSONValue(m.altitudeM)
-        fields["accuracy_m"] = JSONValue(m.horizontalErrorM)
+        // Only fields with a value: a null would be left out of the body anyway, at the cost of a copy of the fields.
+        if let altitude = m.altitudeM { fields["altitude_m"] = .double(altitude) }
+        if let accuracy = m.horizontalErrorM { fields["accuracy_m"] = .double(accuracy) }
         if m.make != nil || m.model != nil {
             fields["camera"] = .object(["make": JSONValue(m.make), "model": JSONValue(m.model)].filter { $0.value != .null })
         }

@@ -48,6 +48,8 @@ public struct PhotosAdapter: DeviceAdapter {
         for root in roots {
             guard FileSystem.isDirectory(root) else { await sink.warn("\(root): not a folder; skipped"); continue }
             var walker = FolderWalker(root: root, excludes: excludes, accepts: { PhotosAdapter.isPhoto($0) || PhotoFolder.isSidecar($0) })
+            // A changed folder is read while the next one is listed, so the cores do not wait on the walk.
+            var reading: Reading?
             while let next = walker.next() {
                 let listing = PhotoFolder(next)
                 guard visited.insert(listing.path).inserted else { continue }
@@ -56,9 +58,11 @@ public struct PhotosAdapter: DeviceAdapter {
                 let sidecars = listing.photos.map { PhotosAdapter.sidecar(of: $0.name, in: listing) }
                 let digest = FolderAnchor.digest(of: listing, sidecars: sidecars.map { $0?.stamp ?? "" })
                 if let old = ledger.stored[listing.path], FolderAnchor.matches(old, digest: digest) { continue }   // unchanged: nothing opened
-                withoutGPS += await rescan(listing, sidecars: sidecars, digest: digest, into: &ledger, sink: sink)
-                try await ledger.commitIfFull()
+                let started = Reading(listing, sidecars: sidecars, digest: digest, stored: ledger.stored[listing.path])
+                if let reading { withoutGPS += try await record(reading, into: &ledger, sink: sink) }
+                reading = started
             }
+            if let reading { withoutGPS += try await record(reading, into: &ledger, sink: sink) }
             for problem in walker.problems { await sink.warn(problem) }
         }
 
@@ -70,23 +74,39 @@ public struct PhotosAdapter: DeviceAdapter {
         if withoutGPS > 0 { await sink.warn("\(withoutGPS) photos without GPS (or without a capture time) were skipped") }
     }
 
-    /// Reads the photos of a changed folder whose stamp or sidecar changed, queues their items and
-    /// writes the folder's entry. Returns how many had no GPS.
-    private func rescan(_ listing: PhotoFolder, sidecars: [(name: String, stamp: String)?], digest: String,
-                        into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async -> Int {
-        let before = ledger.stored[listing.path].flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
-        var after = FolderAnchor(digest: digest)
-        var toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)] = []
-        for (entry, sidecar) in zip(listing.photos, sidecars) {
-            if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? "") {
-                after.records[entry.name] = old
-            } else {
-                toRead.append((entry, sidecar))
+    /// A changed folder being read: its photos whose stamp or sidecar changed, on the other cores,
+    /// and its anchor entry with the records of the rest.
+    struct Reading {
+        let path: String
+        let before: FolderAnchor
+        var after: FolderAnchor
+        let toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)]
+        let outcomes: Task<[Outcome], Never>
+
+        init(_ listing: PhotoFolder, sidecars: [(name: String, stamp: String)?], digest: String, stored: Data?) {
+            path = listing.path
+            before = stored.flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
+            after = FolderAnchor(digest: digest)
+            var toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)] = []
+            for (entry, sidecar) in zip(listing.photos, sidecars) {
+                if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? "") {
+                    after.records[entry.name] = old
+                } else {
+                    toRead.append((entry, sidecar))
+                }
             }
+            self.toRead = toRead
+            outcomes = Task { [toRead, path] in await PhotosAdapter.read(toRead, in: path) }
         }
+    }
+
+    /// Queues the items of a folder once read, writes its entry and commits when a chunk is full.
+    /// Returns how many had no GPS.
+    private func record(_ reading: Reading, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> Int {
+        var after = reading.after
         var withoutGPS = 0
-        for (i, outcome) in await PhotosAdapter.read(toRead, in: listing.path).enumerated() {
-            let (entry, sidecar) = toRead[i]
+        for (i, outcome) in await reading.outcomes.value.enumerated() {
+            let (entry, sidecar) = reading.toRead[i]
             var record = FolderAnchor.Record(stamp: entry.stamp, sidecar: sidecar?.stamp ?? "", key: nil)
             for warning in outcome.warnings { await sink.warn(warning) }
             if let item = outcome.item { record.key = item.key; ledger.queue(item) }
@@ -94,8 +114,9 @@ public struct PhotosAdapter: DeviceAdapter {
             after.records[entry.name] = record
         }
         // The keys of photos gone from the folder (a photo read again is not compared with its old key).
-        ledger.lose(before.records.compactMap { name, old in after.records[name] == nil ? old.key.map { ItemKey(endpoint: .photos, key: $0) } : nil })
-        ledger.write(listing.path, after.encoded, keys: after.itemKeys)
+        ledger.lose(reading.before.records.compactMap { name, old in after.records[name] == nil ? old.key.map { ItemKey(endpoint: .photos, key: $0) } : nil })
+        ledger.write(reading.path, after.encoded, keys: after.itemKeys)
+        try await ledger.commitIfFull()
         return withoutGPS
     }
 
@@ -109,12 +130,14 @@ public struct PhotosAdapter: DeviceAdapter {
     /// Reads the photos of one folder on every core: each read is a few `pread`s and a parse,
     /// independent of the others; the results come back in the order given.
     static func read(_ photos: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)], in folder: String) async -> [Outcome] {
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, photos.count / 16))
-        let sliceSize = (photos.count + workers - 1) / max(workers, 1)
-        let slices = stride(from: 0, to: photos.count, by: max(sliceSize, 1)).map { (start: $0, names: photos[$0..<min($0 + sliceSize, photos.count)].map { ($0.entry.name, $0.entry.stamp.size, $0.sidecar?.name) }) }
+        // A few slices per core, so one that is slow (a cold disk, a big sidecar) does not leave the others idle.
+        let slices = max(1, min(4 * ProcessInfo.processInfo.activeProcessorCount, photos.count / 16))
+        let sliceSize = (photos.count + slices - 1) / slices
+        let opened = OpenFolder(folder)
         return await withTaskGroup(of: (Int, [Outcome]).self) { group in
-            for slice in slices {
-                group.addTask { (slice.start, slice.names.map { readOne(folder: folder, name: $0.0, size: $0.1, sidecar: $0.2) }) }
+            for start in stride(from: 0, to: photos.count, by: max(sliceSize, 1)) {
+                let slice = (start: start, names: photos[start..<min(start + sliceSize, photos.count)].map { ($0.entry.name, $0.entry.stamp.size, $0.sidecar?.name) })
+                group.addTask { (slice.start, slice.names.map { readOne(folder: folder, opened, name: $0.0, size: $0.1, sidecar: $0.2) }) }
             }
             var out = [Outcome](repeating: Outcome(), count: photos.count)
             for await (start, outcomes) in group { out.replaceSubrange(start..<(start + outcomes.count), with: outcomes) }
@@ -122,13 +145,17 @@ public struct PhotosAdapter: DeviceAdapter {
         }
     }
 
-    static func readOne(folder: String, name: String, size: Int64, sidecar: String?) -> Outcome {
+    /// - Parameter opened: `folder`, open, so its photos are opened by name; nil opens them by path.
+    static func readOne(folder: String, _ opened: OpenFolder?, name: String, size: Int64, sidecar: String?) -> Outcome {
         var outcome = Outcome()
         let path = folder + "/" + name
+        func read(_ name: String) throws(PhotoReadError) -> PhotoMetadata {
+            try PhotoGeotagReader.read(path: opened == nil ? folder + "/" + name : name, in: opened).0
+        }
         do {
-            var meta = try PhotoGeotagReader.read(path: path).0
+            var meta = try read(name)
             if let sidecar {
-                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try PhotoGeotagReader.read(path: folder + "/" + sidecar).0) }
+                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(sidecar)) }
                 catch { outcome.warnings.append("\(folder)/\(sidecar): \(error.reason); the photo's own metadata is used") }
             }
             outcome.item = PhotoItem.make(meta, fileName: name, size: size)

@@ -13,6 +13,8 @@ public actor IngestGate {
     /// The trace this run's (or this `watch` cycle's) requests belong to; logged once it is used.
     private var trace = TraceID.random()
     private var traceLogged = false
+    /// What ``deliverDirectly`` delivered since it was last taken.
+    private var direct = DrainReport()
 
     static let retryNotBeforeKey = "retry_not_before"
 
@@ -54,6 +56,44 @@ public actor IngestGate {
         }
         session.progress.finish()
         return report
+    }
+
+    // MARK: - Straight from a scan to the embedded node
+
+    /// `run` with the embedded local node: stores one commit's `items` at the node in one
+    /// transaction, then applies `anchor` with them counted as synced, so they never go through
+    /// the outbox (queued, read back, deleted). The node's write is durable before the anchor
+    /// moves: a crash in between makes the next scan send them again, as duplicates.
+    ///
+    /// - Returns: false, having changed nothing, when they must be queued instead: the node is not
+    ///   the local one, an endpoint of theirs still has queued items (older versions must reach
+    ///   the node first), another process is draining, or the node did not store them all.
+    public func deliverDirectly(_ items: [Item], adapter: String, source: String, anchor: AnchorChanges,
+                                space: String?) async throws(StoreError) -> Bool {
+        guard transport.isLocal, !items.isEmpty else { return false }
+        let endpoints = Dictionary(grouping: items, by: \.endpoint)
+        for endpoint in endpoints.keys { if try store.hasQueued(endpoint) { return false } }
+        guard let lock = await FileLock.acquire(lockPath, wait: 0) else { return false }
+        defer { withExtendedLifetime(lock) {} }
+        var report = DrainReport()
+        for (endpoint, group) in endpoints {
+            let entries = group.map { OutboxEntry(id: 0, lane: 0, endpoint: endpoint, source: source, adapter: adapter,
+                                                  key: $0.key, version: $0.version, deleted: $0.deleted, body: $0.json) }
+            guard case .stored(let accepted, let duplicates) = await transport.storeLocally(endpoint: endpoint, source: source, items: entries)
+            else { return false }
+            report.accepted += accepted; report.duplicates += duplicates
+            report.delivered[endpoint, default: 0] += group.count
+        }
+        try store.commitDelivered(adapter: adapter, count: items.count, anchor: anchor, space: space)
+        direct.merge(report)
+        for endpoint in endpoints.keys where notedEndpoints.remove(endpoint) != nil { try? store.setEndpointNote(endpoint, nil) }
+        return true
+    }
+
+    /// What ``deliverDirectly`` delivered since the last call, for the run's report.
+    public func takeDirectReport() -> DrainReport {
+        defer { direct = DrainReport() }
+        return direct
     }
 
     // MARK: - The drain loop

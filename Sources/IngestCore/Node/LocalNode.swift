@@ -33,6 +33,13 @@ public final class LocalNode: NodeTransport {
     public func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind, trace: TraceID) -> NodeReply {
         guard (1...LocalNode.maxItems).contains(items.count),
               items.reduce(0, { $0 + $1.body.count + 1 }) + 512 <= LocalNode.maxBodyBytes else { return .tooLarge }
+        return store(endpoint: endpoint, source: source, items: items)
+    }
+
+    /// What `post` does with a batch once it is within the limits of one request body: a scan
+    /// that hands its items over directly (``IngestGate/deliverDirectly``) sends no body, so
+    /// one commit's items, however many, are one transaction.
+    public func store(endpoint: Endpoint, source: String, items: [OutboxEntry]) -> NodeReply {
         if let bad = items.firstIndex(where: { $0.key.isEmpty || $0.key.count > 512 }) {
             return .badRequest(message: "key must be 1 to 512 characters", index: bad)
         }

@@ -112,11 +112,11 @@ public struct Agent: Sendable {
                 try await adapter.scan(since: try target.store.anchor(for: config.name), into: sink)
                 result.queued = sink.queued.load(ordering: .relaxed)
                 result.warnings = sink.warnings.load(ordering: .relaxed)
-                if case .queue(let store, _) = target { try store.recordScan(adapter: config.name, type: config.type, error: nil) }
+                if case .queue(let store, _, _) = target { try store.recordScan(adapter: config.name, type: config.type, error: nil) }
             } catch {
                 result.error = error.message
                 Log.error("\(config.name): \(error.message)")
-                if case .queue(let store, _) = target { try? store.recordScan(adapter: config.name, type: config.type, error: error.message) }
+                if case .queue(let store, _, _) = target { try? store.recordScan(adapter: config.name, type: config.type, error: error.message) }
             }
             results.append(result)
         }
@@ -128,7 +128,8 @@ public struct Agent: Sendable {
     }
 
     /// `run`: scans `configs` and sends what they queue through `gate` while the scan goes on, so
-    /// the node's work and the state store's overlap the reading of files. Sending stops early
+    /// the node's work and the state store's overlap the reading of files; the embedded node
+    /// takes each commit directly (``IngestGate/deliverDirectly``). Sending stops early
     /// when the node fails (the items stay queued for the next run).
     public func scanAndSend(_ configs: [AdapterConfig], store: StateStore, gate: IngestGate, policy: DrainPolicy) async -> ([ScanResult], DrainReport) {
         let wakeup = Wakeup()
@@ -142,9 +143,11 @@ public struct Agent: Sendable {
                 await wakeup.wait(until: nil)
             }
         }
-        let results = await scan(configs, into: .queue(store, onCommit: { wakeup.kick() }))
+        let results = await scan(configs, into: .queue(store, onCommit: { wakeup.kick() }, direct: gate))
         scanned.store(true, ordering: .releasing)
         wakeup.kick()
-        return (results, await sender.value)
+        var report = await sender.value
+        report.merge(await gate.takeDirectReport())
+        return (results, report)
     }
 }

@@ -3,16 +3,17 @@ import Synchronization
 
 /// Where a scan's items go.
 public enum ScanTarget: Sendable {
-    /// Queued in the state store for the gate; `onCommit` runs after each durable commit (`watch`
-    /// wakes its drain loop with it).
-    case queue(StateStore, onCommit: @Sendable () -> Void = {})
+    /// Queued in the state store for the gate; `onCommit` runs after each durable commit that
+    /// queued something (`watch` wakes its drain loop with it). With `direct`, a commit goes
+    /// straight to that gate's node when it can take it so (the embedded node, `run`).
+    case queue(StateStore, onCommit: @Sendable () -> Void = {}, direct: IngestGate? = nil)
     /// `run --dry-run`: each item goes to `show` as one JSON line; anchors and records land in a
     /// throwaway copy, so the scan reads back what it wrote, exactly as `run` would.
     case preview(PreviewStore, show: @Sendable (String) -> Void)
 
     var store: StateStore {
         switch self {
-        case .queue(let store, _): store
+        case .queue(let store, _, _): store
         case .preview(let preview, _): preview.store
         }
     }
@@ -37,7 +38,11 @@ final class ScanSink: ItemSink {
 
     func commit(_ items: [Item], anchor: AnchorChanges) async throws {
         switch target {
-        case .queue(let store, let onCommit):
+        case .queue(let store, let onCommit, let gate):
+            if let gate, try await gate.deliverDirectly(items, adapter: adapter, source: source, anchor: anchor, space: space) {
+                queued.add(items.count, ordering: .relaxed)
+                return
+            }
             let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor, space: space)
             queued.add(changed, ordering: .relaxed)
             if changed > 0 { onCommit() }

@@ -10,14 +10,33 @@ extension StateStore {
     /// - Returns: how many items were queued.
     @discardableResult
     public func commit(adapter: String, source: String, items: [Item], anchor: AnchorChanges, space: String? = nil) throws(StoreError) -> Int {
+        let now = Date().timeIntervalSince1970
+        return try commit(adapter: adapter, anchor: anchor, space: space, durable: anchor.durable || !items.isEmpty) { (c) throws(SQLiteError) -> Int in
+            try queue(items, adapter: adapter, source: source, at: now, c)
+            return items.count
+        }
+    }
+
+    /// Applies the anchor changes and records of a commit whose `count` items the embedded node
+    /// already stored (``IngestGate/deliverDirectly``), and counts them as synced, in one
+    /// transaction: the outbox is never touched.
+    public func commitDelivered(adapter: String, count: Int, anchor: AnchorChanges, space: String?) throws(StoreError) {
+        let now = Date().timeIntervalSince1970
+        try commit(adapter: adapter, anchor: anchor, space: space, durable: true) { (c) throws(SQLiteError) in
+            try countSynced(adapter: adapter, count, at: now, c)
+        }
+    }
+
+    /// `body`, then `anchor`'s changes (and records, in `space`), in one transaction.
+    private func commit<R: Sendable>(adapter: String, anchor: AnchorChanges, space: String?, durable: Bool,
+                                     _ body: (borrowing SQLiteConnection) throws(SQLiteError) -> R) throws(StoreError) -> R {
         let touchesRecords = !(anchor.records.isEmpty && anchor.cutoffs.isEmpty && anchor.settled.isEmpty)
         if touchesRecords, space == nil { throw StoreError.misuse("\(adapter): \(RecordScopeError().description)") }
-        let now = Date().timeIntervalSince1970
-        return try write(durable: anchor.durable || !items.isEmpty) { (c) throws(SQLiteError) -> Int in
-            try queue(items, adapter: adapter, source: source, at: now, c)
+        return try write(durable: durable) { (c) throws(SQLiteError) -> R in
+            let result = try body(c)
             try applyAnchor(anchor, adapter: adapter, c)
             if let space, touchesRecords { try applyRecords(anchor, space: space, c) }
-            return items.count
+            return result
         }
     }
 
@@ -104,13 +123,15 @@ extension StateStore {
         // again, which it answers with duplicates. Queueing stays synchronous=FULL.
         try write(durable: false) { (c) throws(SQLiteError) in
             try c.run("DELETE FROM outbox WHERE lane = ? AND id BETWEEN ? AND ?", [.int(first.lane), .int(first.id), .int(last)])
-            for (adapter, count) in perAdapter {
-                try c.run("""
-                    INSERT INTO adapter_stats(adapter, type, synced_count, last_synced) VALUES(?, '', ?, ?)
-                    ON CONFLICT(adapter) DO UPDATE SET synced_count = synced_count + excluded.synced_count, last_synced = excluded.last_synced
-                    """, [.text(adapter), .int(Int64(count)), .double(now)])
-            }
+            for (adapter, count) in perAdapter { try countSynced(adapter: adapter, count, at: now, c) }
         }
+    }
+
+    private func countSynced(adapter: String, _ count: Int, at now: Double, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
+        try c.run("""
+            INSERT INTO adapter_stats(adapter, type, synced_count, last_synced) VALUES(?, '', ?, ?)
+            ON CONFLICT(adapter) DO UPDATE SET synced_count = synced_count + excluded.synced_count, last_synced = excluded.last_synced
+            """, [.text(adapter), .int(Int64(count)), .double(now)])
     }
 
     /// The node refused these for good (400): move them to the dead-letter table with its message.
