@@ -12,7 +12,7 @@ final class ChunkedByteStream: ByteStream {
         self.chunk = max(1, chunk)
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthReadError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileReadError) -> Int {
         let count = min(buffer.count, chunk, bytes.count - position)
         guard count > 0 else { return 0 }
         bytes.withUnsafeBytes { source in

@@ -11,6 +11,6 @@ enum ZipEntryHarness {
     static func drain(_ file: ChunkedByteStream) {
         guard let entry = try? ZipEntryStream(file, wanted: { $0.hasSuffix("export.xml") }) else { return }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while let n = try? buffer.withUnsafeMutableBytes({ (b) throws(HealthReadError) in try entry.read(into: b) }), n > 0 {}
+        while let n = try? buffer.withUnsafeMutableBytes({ (b) throws(FileReadError) in try entry.read(into: b) }), n > 0 {}
     }
 }

@@ -16,7 +16,7 @@ enum AppleHealthExport: HealthReader {
 
     static let zipMagic: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
 
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError) {
         let file = try input.stream()
         var stream: any ByteStream = file
         if (try? FileSystem.readBytes(input.path, limit: 4)) == zipMagic {
@@ -24,7 +24,7 @@ enum AppleHealthExport: HealthReader {
         }
         var workout: WorkoutTag?
         var records = AppleHealthRecord.Mapper()
-        func finishWorkout() throws(HealthReadError) {
+        func finishWorkout() throws(FileReadError) {
             guard let w = workout else { return }
             workout = nil
             switch w.workout {
@@ -35,8 +35,8 @@ enum AppleHealthExport: HealthReader {
         let scanner = StartTagScanner(stream: stream, names: ["Record", "Workout", "WorkoutStatistics", "ActivitySummary", "/HealthData"])
         var closed = false
         let lines: Int
-        do throws(HealthReadError) {
-            lines = try scanner.scan { (tag) throws(HealthReadError) in
+        do throws(FileReadError) {
+            lines = try scanner.scan { (tag) throws(FileReadError) in
                 if tag.name == "/HealthData" { closed = true; return }
                 if tag.name == "WorkoutStatistics" { workout?.statistics.append(tag.attributes); return }
                 try finishWorkout()             // statistics follow their workout; any other tag ends it
@@ -63,7 +63,7 @@ enum AppleHealthExport: HealthReader {
         try finishWorkout()
         // An export that stops before its root element's end was cut off (a copy or a download
         // that did not finish): what came before counts, and the user hears of it.
-        if !closed { throw HealthReadError("cut off at line \(lines): no </HealthData> at the end") }
+        if !closed { throw FileReadError("cut off at line \(lines): no </HealthData> at the end") }
     }
 
     /// A Workout start tag and the WorkoutStatistics that follow it.
@@ -72,11 +72,11 @@ enum AppleHealthExport: HealthReader {
         var line: Int
         var statistics: [[String: String]] = []
 
-        var workout: Result<HealthWorkout, HealthReadError> {
+        var workout: Result<HealthWorkout, FileReadError> {
             let a = attributes
             guard let (start, offset) = a["startDate"].flatMap(AppleHealthRecord.parseDate),
                   let (end, _) = a["endDate"].flatMap(AppleHealthRecord.parseDate) else {
-                return .failure(HealthReadError("Workout with unreadable startDate or endDate"))
+                return .failure(FileReadError("Workout with unreadable startDate or endDate"))
             }
             var energy = quantity(a["totalEnergyBurned"], a["totalEnergyBurnedUnit"]) { HealthUnits.kcal(per: $0) }
             var distance = quantity(a["totalDistance"], a["totalDistanceUnit"]) { HealthUnits.metres(per: $0) }
@@ -98,13 +98,13 @@ enum AppleHealthExport: HealthReader {
 
     /// `<ActivitySummary dateComponents="2024-06-01" activeEnergyBurned="512.3" activeEnergyBurnedUnit="kcal" …/>`:
     /// the day's active energy as the Activity rings showed it, with no time zone of its own.
-    static func activitySummary(_ a: [String: String], _ zone: ZoneRules) -> Result<HealthSample?, HealthReadError> {
+    static func activitySummary(_ a: [String: String], _ zone: ZoneRules) -> Result<HealthSample?, FileReadError> {
         guard let date = a["dateComponents"], let day = DateLayout.iso.parse(date), !day.hasTime else {
-            return .failure(HealthReadError("ActivitySummary with unreadable dateComponents \(a["dateComponents"] ?? "(none)")"))
+            return .failure(FileReadError("ActivitySummary with unreadable dateComponents \(a["dateComponents"] ?? "(none)")"))
         }
         guard let text = a["activeEnergyBurned"] else { return .success(nil) }
         guard let value = Double(text), let factor = HealthUnits.kcal(per: a["activeEnergyBurnedUnit"] ?? "kcal") else {
-            return .failure(HealthReadError("ActivitySummary activeEnergyBurned \(text) is not a number in a known unit"))
+            return .failure(FileReadError("ActivitySummary activeEnergyBurned \(text) is not a number in a known unit"))
         }
         let (start, end, offset) = day.dayBounds(in: zone)
         return .success(HealthSample(kind: .activeEnergy, start: start, end: end, offset: offset, value: value * factor,

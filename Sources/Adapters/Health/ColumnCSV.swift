@@ -23,24 +23,24 @@ enum ColumnCSV: HealthReader {
 
     static func detect(name: String, head: [UInt8]) -> Bool { false }
 
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError) {
         let layout = try DateLayout(settings.dateFormat)
         try HealthCSV.read(input, format: format, source: settings.defaultSource(for: input.path), zone: settings.timeZone, into: out) {
-            (header) throws(HealthReadError) in
-            do throws(HealthReadError) { return try plan(header, settings, layout) } catch { throw HealthReadError("\(error)") }
+            (header) throws(FileReadError) in
+            do throws(FileReadError) { return try plan(header, settings, layout) } catch { throw FileReadError("\(error)") }
         }
     }
 
-    static func plan(_ header: [String], _ settings: HealthSettings, _ layout: DateLayout) throws(HealthReadError) -> HealthCSVPlan {
-        guard !settings.columns.isEmpty else { throw HealthReadError("no Column.* keys say which columns to read") }
+    static func plan(_ header: [String], _ settings: HealthSettings, _ layout: DateLayout) throws(FileReadError) -> HealthCSVPlan {
+        guard !settings.columns.isEmpty else { throw FileReadError("no Column.* keys say which columns to read") }
         let dateName = settings.dateColumn ?? header[0]
-        guard let dateColumn = header.firstIndex(of: dateName) else { throw HealthReadError("the date column \(dateName) is not in the header") }
+        guard let dateColumn = header.firstIndex(of: dateName) else { throw FileReadError("the date column \(dateName) is not in the header") }
         var plan = HealthCSVPlan(dateColumn: dateColumn, dateLayout: layout, columns: [])
         for (field, name) in settings.columns.sorted(by: { $0.key < $1.key }) {
             guard let meaning = fields[field] else {
-                throw HealthReadError("Column.\(field) is not one of \(fields.keys.sorted().joined(separator: ", "))")
+                throw FileReadError("Column.\(field) is not one of \(fields.keys.sorted().joined(separator: ", "))")
             }
-            guard let index = header.firstIndex(of: name) else { throw HealthReadError("the column \(name) (Column.\(field)) is not in the header") }
+            guard let index = header.firstIndex(of: name) else { throw FileReadError("the column \(name) (Column.\(field)) is not in the header") }
             plan.columns.append((index, meaning))
         }
         return plan

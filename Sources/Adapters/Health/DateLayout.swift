@@ -42,8 +42,8 @@ struct DateLayout: Sendable {
     static let iso = DateLayout(parts: nil)
     private init(parts: [Part]?) { self.parts = parts }
 
-    /// - Throws: `HealthReadError` naming an unknown `%` letter.
-    init(_ pattern: String?) throws(HealthReadError) {
+    /// - Throws: `FileReadError` naming an unknown `%` letter.
+    init(_ pattern: String?) throws(FileReadError) {
         guard let pattern, !pattern.isEmpty else { self.init(parts: nil); return }
         var parts: [Part] = []
         var bytes = Array(pattern.utf8)[...]
@@ -59,7 +59,7 @@ struct DateLayout: Sendable {
             case UInt8(ascii: "S"): parts.append(.second)
             case UInt8(ascii: "b"): parts.append(.monthName)
             case UInt8(ascii: "%"): parts.append(.literal(c))
-            case let other: throw HealthReadError("DateFormat \(pattern): %\(other.map { String(UnicodeScalar($0)) } ?? "") is not one of %Y %y %m %d %H %M %S %b")
+            case let other: throw FileReadError("DateFormat \(pattern): %\(other.map { String(UnicodeScalar($0)) } ?? "") is not one of %Y %y %m %d %H %M %S %b")
             }
         }
         self.init(parts: parts)

@@ -40,12 +40,12 @@ enum FitbitExportJSON: HealthReader {
         metric(fromName: name) != nil && head.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == 0x5B
     }
 
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError) {
         let name = input.path.lastPathComponent
         var known = metric(fromName: name)
         if known == nil { known = sniff(try head(input)) }
         guard let metric = known else {
-            throw HealthReadError("not a Fitbit export file (steps-, calories-, heart_rate-, resting_heart_rate- or sleep-YYYY-MM-DD.json)")
+            throw FileReadError("not a Fitbit export file (steps-, calories-, heart_rate-, resting_heart_rate- or sleep-YYYY-MM-DD.json)")
         }
         let zone = settings.timeZone
         // Calories count from their day's lowest minute: a first pass finds it, the second (not
@@ -56,7 +56,7 @@ enum FitbitExportJSON: HealthReader {
             floors = try calorieFloors(stream, zone: zone)
             stream = try FileByteStream(path: input.path, offset: input.offset)
         }
-        let end = try JSONArrayElements.scan(stream) { (record, line) throws(HealthReadError) in
+        let end = try JSONArrayElements.scan(stream) { (record, line) throws(FileReadError) in
             guard let record else { out.bad(line: line, "not a JSON record"); return }
             switch metric {
             case .steps, .calories, .heartRate:
@@ -88,12 +88,12 @@ enum FitbitExportJSON: HealthReader {
         switch end {
         case .complete: break
         case .truncated(let line): out.note("\(name) is cut off at line \(line): the records before it were read")
-        case .missing: throw HealthReadError("not a Fitbit export file (no top-level JSON array)")
+        case .missing: throw FileReadError("not a Fitbit export file (no top-level JSON array)")
         }
     }
 
-    private static func head(_ input: HealthInput) throws(HealthReadError) -> [UInt8] {
-        do { return try FileSystem.readBytes(input.path, from: input.offset, limit: 4096) } catch { throw HealthReadError(error.message) }
+    private static func head(_ input: HealthInput) throws(FileReadError) -> [UInt8] {
+        do { return try FileSystem.readBytes(input.path, from: input.offset, limit: 4096) } catch { throw FileReadError(error.message) }
     }
 
     /// A renamed file forced with `Format=fitbit`: sleep and heart-rate records can be told by their
@@ -113,9 +113,9 @@ enum FitbitExportJSON: HealthReader {
     /// the lowest minute of its local day, which is the basal rate Fitbit spreads evenly over
     /// resting minutes. A day the file holds only part of (a month file's first or last day in
     /// another zone) takes its floor from the minutes it has.
-    static func calorieFloors(_ stream: any ByteStream, zone: ZoneRules) throws(HealthReadError) -> [String: Double] {
+    static func calorieFloors(_ stream: any ByteStream, zone: ZoneRules) throws(FileReadError) -> [String: Double] {
         var floors: [String: Double] = [:]
-        _ = try JSONArrayElements.scan(stream) { (record, _) throws(HealthReadError) in
+        _ = try JSONArrayElements.scan(stream) { (record, _) throws(FileReadError) in
             guard let text = record?["dateTime"]?.stringValue, let start = utcDateTime(text),
                   let kcal = JSONArrayElements.number(record?["value"]), kcal.isFinite, kcal >= 0 else { return }
             let day = HealthTime.localDate(of: start, offset: zone.offset(at: start))
@@ -126,7 +126,7 @@ enum FitbitExportJSON: HealthReader {
 
     /// One minute's calories above its day's floor, as active energy.
     static func activeEnergy(start: Double, kcal: Double, floors: [String: Double], zone: ZoneRules, line: Int,
-                             into out: HealthCollector) throws(HealthReadError) {
+                             into out: HealthCollector) throws(FileReadError) {
         guard kcal.isFinite, kcal >= 0 else { out.bad(line: line, "negative or invalid calories \(kcal)"); return }
         let offset = zone.offset(at: start)
         let active = kcal - (floors[HealthTime.localDate(of: start, offset: offset)] ?? kcal)
@@ -144,7 +144,7 @@ enum FitbitExportJSON: HealthReader {
     /// One sleep log: `levels.data` gives the stages back to back; in "stages" logs
     /// `levels.shortData` marks short wakes (up to 3 min) inside them, which Fitbit does not count
     /// as sleep, so they are cut out of the stages and kept as awake.
-    static func sleep(_ log: JSONValue, line: Int, zone: ZoneRules, into out: HealthCollector) throws(HealthReadError) {
+    static func sleep(_ log: JSONValue, line: Int, zone: ZoneRules, into out: HealthCollector) throws(FileReadError) {
         let id = log["logId"].map { String(decoding: $0.encoded, as: UTF8.self) } ?? "?"
         func entries(_ key: String) -> [(start: Double, end: Double, offset: Int, stage: HealthSample.SleepStage)] {
             var list: [(start: Double, end: Double, offset: Int, stage: HealthSample.SleepStage)] = []

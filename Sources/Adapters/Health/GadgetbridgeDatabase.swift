@@ -19,7 +19,7 @@ enum GadgetbridgeDatabase: HealthReader {
 
     static func detect(name: String, head: [UInt8]) -> Bool { head.starts(with: magic) }
 
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError) {
         let path = input.path
         let db: SQLiteDatabase
         do { db = try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMS: busyTimeoutMS) } catch { throw failure(path, error) }
@@ -34,7 +34,7 @@ enum GadgetbridgeDatabase: HealthReader {
                 }
                 return names
             }
-            guard names.contains("DEVICE") else { throw HealthReadError("an SQLite database without Gadgetbridge's DEVICE table") }
+            guard names.contains("DEVICE") else { throw FileReadError("an SQLite database without Gadgetbridge's DEVICE table") }
             devices = try db.withConnection { (c) throws(SQLiteError) -> [Int64: String] in
                 var devices: [Int64: String] = [:]
                 try c.query("SELECT _id, NAME FROM DEVICE") { (row) throws(SQLiteError) -> Bool in
@@ -52,7 +52,7 @@ enum GadgetbridgeDatabase: HealthReader {
                 }
                 tables.append((name, Set(columns)))
             }
-        } catch let error as HealthReadError { throw error } catch { throw failure(path, error) }
+        } catch let error as FileReadError { throw error } catch { throw failure(path, error) }
 
         func source(_ id: Int64) -> String { "Gadgetbridge: " + (devices[id].flatMap { $0.isEmpty ? nil : $0 } ?? "device \(id)") }
         for table in tables {
@@ -100,16 +100,16 @@ enum GadgetbridgeDatabase: HealthReader {
     }
 
     static func readActivity(_ db: SQLiteDatabase, _ table: String, _ columns: Set<String>, _ zone: ZoneRules,
-                             _ source: (Int64) -> String, into out: HealthCollector) throws(HealthReadError) {
+                             _ source: (Int64) -> String, into out: HealthCollector) throws(FileReadError) {
         func column(_ name: String) -> String { columns.contains(name) ? quoted(name) : "NULL" }
         let sql = "SELECT TIMESTAMP, DEVICE_ID, \(column("STEPS")), \(column("HEART_RATE")), \(column("RAW_KIND")) FROM \(quoted(table)) ORDER BY DEVICE_ID, TIMESTAMP"
         let kinds = sleepKinds[table]
-        var pending: HealthReadError?
+        var pending: FileReadError?
         var rowNumber = 0
         var device: Int64?
         var run: Run?
         var lastKind: Int64?
-        func close(_ run: inout Run?, _ device: Int64) throws(HealthReadError) {
+        func close(_ run: inout Run?, _ device: Int64) throws(FileReadError) {
             guard let r = run else { return }
             run = nil
             let start = Double(r.start)
@@ -120,7 +120,7 @@ enum GadgetbridgeDatabase: HealthReader {
             try db.withConnection { (c) throws(SQLiteError) in
                 try c.query(sql) { (row) throws(SQLiteError) -> Bool in
                     rowNumber += 1
-                    do throws(HealthReadError) {
+                    do throws(FileReadError) {
                         let id = row.int(1)
                         if id != device {
                             if let device { try close(&run, device) }
@@ -157,7 +157,7 @@ enum GadgetbridgeDatabase: HealthReader {
             }
             if let pending { throw pending }
             if let device { try close(&run, device) }
-        } catch let error as HealthReadError { throw error } catch { throw failure(db.path, error) }
+        } catch let error as FileReadError { throw error } catch { throw failure(db.path, error) }
     }
 
     // MARK: - Sleep stage samples
@@ -174,9 +174,9 @@ enum GadgetbridgeDatabase: HealthReader {
     static let longestStage: Int64 = 6 * 3600
 
     static func readStages(_ db: SQLiteDatabase, _ table: String, _ codes: [Int64: HealthSample.SleepStage], _ zone: ZoneRules,
-                           _ source: (Int64) -> String, into out: HealthCollector) throws(HealthReadError) {
+                           _ source: (Int64) -> String, into out: HealthCollector) throws(FileReadError) {
         let sql = "SELECT TIMESTAMP, DEVICE_ID, STAGE FROM \(quoted(table)) ORDER BY DEVICE_ID, TIMESTAMP"
-        var pending: HealthReadError?
+        var pending: FileReadError?
         var rowNumber = 0
         var open: (device: Int64, start: Int64, stage: HealthSample.SleepStage?, row: Int)?
         do {
@@ -190,7 +190,7 @@ enum GadgetbridgeDatabase: HealthReader {
                     let id = row.int(1), ts = ms / 1000
                     if let o = open, o.device == id, let stage = o.stage, ts > o.start, ts - o.start <= longestStage {
                         let start = Double(o.start)
-                        do throws(HealthReadError) {
+                        do throws(FileReadError) {
                             try out.add(HealthSample(kind: .sleep(stage), start: start, end: Double(ts), offset: zone.offset(at: start),
                                                      value: Double(ts - o.start), source: source(id)), line: o.row)
                         } catch { pending = error; return false }
@@ -200,7 +200,7 @@ enum GadgetbridgeDatabase: HealthReader {
                 }
             }
             if let pending { throw pending }
-        } catch let error as HealthReadError { throw error } catch { throw failure(db.path, error) }
+        } catch let error as FileReadError { throw error } catch { throw failure(db.path, error) }
     }
 
     // MARK: - Helpers
@@ -212,13 +212,13 @@ enum GadgetbridgeDatabase: HealthReader {
     static func quoted(_ name: String) -> String { "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\"" }
 
     /// One line for a database that cannot be read: locked, damaged, or not a database at all.
-    static func failure(_ path: String, _ error: any Error) -> HealthReadError {
-        guard let e = error as? SQLiteError else { return HealthReadError("\(error)") }
+    static func failure(_ path: String, _ error: any Error) -> FileReadError {
+        guard let e = error as? SQLiteError else { return FileReadError("\(error)") }
         switch e.code & 0xFF {
-        case 5, 6: return HealthReadError("the Gadgetbridge database is locked by another program (\(e.message)); it is read again on the next scan",
+        case 5, 6: return FileReadError("the Gadgetbridge database is locked by another program (\(e.message)); it is read again on the next scan",
                                           transient: true)                                                                   // SQLITE_BUSY, SQLITE_LOCKED
-        case 11, 26: return HealthReadError("not a readable Gadgetbridge database (\(e.message))")                          // SQLITE_CORRUPT, SQLITE_NOTADB
-        default: return HealthReadError("cannot read the Gadgetbridge database: \(e.message)")
+        case 11, 26: return FileReadError("not a readable Gadgetbridge database (\(e.message))")                          // SQLITE_CORRUPT, SQLITE_NOTADB
+        default: return FileReadError("cannot read the Gadgetbridge database: \(e.message)")
         }
     }
 }

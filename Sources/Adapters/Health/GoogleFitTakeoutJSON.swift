@@ -23,10 +23,10 @@ enum GoogleFitTakeoutJSON: HealthReader {
     /// bed (neither), 4 light, 5 deep, 6 REM.
     static let sleepStages: [Int64: HealthSample.SleepStage] = [1: .awake, 2: .asleep, 4: .core, 5: .deep, 6: .rem]
 
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError) {
         let zone = settings.timeZone
         var ignored: Set<String> = []
-        let end = try JSONArrayElements.scan(input.stream(), key: "Data Points") { (point, line) throws(HealthReadError) in
+        let end = try JSONArrayElements.scan(input.stream(), key: "Data Points") { (point, line) throws(FileReadError) in
             guard let point, let type = point["dataTypeName"]?.stringValue else { out.bad(line: line, "not a data point with a dataTypeName"); return }
             guard let startNanos = point["startTimeNanos"]?.intValue ?? point["startTimeNanos"]?.stringValue.flatMap({ Int64($0) }),
                   let endNanos = point["endTimeNanos"]?.intValue ?? point["endTimeNanos"]?.stringValue.flatMap({ Int64($0) }) else {
@@ -57,7 +57,7 @@ enum GoogleFitTakeoutJSON: HealthReader {
         switch end {
         case .complete: break
         case .truncated(let line): out.note("\(input.path.lastPathComponent) is cut off at line \(line): the data points before it were read")
-        case .missing: throw HealthReadError("not a Google Fit Takeout file (no \"Data Points\" array)")
+        case .missing: throw FileReadError("not a Google Fit Takeout file (no \"Data Points\" array)")
         }
     }
 

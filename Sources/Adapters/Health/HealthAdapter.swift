@@ -147,7 +147,7 @@ public struct HealthAdapter: DeviceAdapter {
         var bad = 0
         var firstBad: String?
         var notes: [String] = []
-        var failure: HealthReadError?
+        var failure: FileReadError?
     }
 
     /// Runs the reader on its own thread and queues its chunks as they come: SQLite stores one
@@ -160,23 +160,23 @@ public struct HealthAdapter: DeviceAdapter {
         let settings = self.settings
         DispatchQueue.global().async {
             let spool = HealthSampleSpool()
-            func handOn(_ records: [StateRecord]) throws(HealthReadError) {
+            func handOn(_ records: [StateRecord]) throws(FileReadError) {
                 permits.wait()
-                if cancelled.load(ordering: .relaxed) { throw HealthReadError("stopped") }
+                if cancelled.load(ordering: .relaxed) { throw FileReadError("stopped") }
                 continuation.yield(records)
             }
-            let collector = HealthCollector { (samples, workouts) throws(HealthReadError) in
+            let collector = HealthCollector { (samples, workouts) throws(FileReadError) in
                 // Encoded here: SQLite, on the other side, is the slower half.
                 let records = samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored)
                 if try !spool.take(records) { try handOn(HealthAdapter.byShelf(records)) }
             }
-            var failure: HealthReadError?
-            do throws(HealthReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
-            do throws(HealthReadError) { try collector.flushNow() } catch { failure = failure ?? error }
+            var failure: FileReadError?
+            do throws(FileReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
+            do throws(FileReadError) { try collector.flushNow() } catch { failure = failure ?? error }
             // What came scattered goes to the store sorted, after what came in order (and before
             // the file's anchor): a cut-off file keeps it too.
             if spool.count > 0 { Log.info("\(input.path): \(spool.count) samples came scattered over days and kinds; stored sorted") }
-            do throws(HealthReadError) { try spool.drain(size: collector.chunkSize, handOn) } catch { failure = failure ?? error }
+            do throws(FileReadError) { try spool.drain(size: collector.chunkSize, handOn) } catch { failure = failure ?? error }
             result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
         }

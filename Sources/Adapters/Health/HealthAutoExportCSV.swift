@@ -14,19 +14,19 @@ enum HealthAutoExportCSV: HealthReader {
         return (try? plan(header))?.columns.isEmpty == false
     }
 
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError) {
         // The app writes no source: one constant name, not the file's, so overlapping exports give one identity.
         try HealthCSV.read(input, format: format, source: HealthAutoExportJSON.defaultSource, zone: settings.timeZone, into: out) {
-            (header) throws(HealthReadError) in
+            (header) throws(FileReadError) in
             let plan = try plan(header)
-            guard !plan.columns.isEmpty else { throw HealthReadError("no column Health Auto Export writes") }
+            guard !plan.columns.isEmpty else { throw FileReadError("no column Health Auto Export writes") }
             return plan
         }
     }
 
-    static func plan(_ header: [String]) throws(HealthReadError) -> HealthCSVPlan {
+    static func plan(_ header: [String]) throws(FileReadError) -> HealthCSVPlan {
         guard let first = header.first, first == "Date/Time" || first == "Date" else {
-            throw HealthReadError("the first column is \(header.first ?? "missing"), not Date/Time")
+            throw FileReadError("the first column is \(header.first ?? "missing"), not Date/Time")
         }
         var plan = HealthCSVPlan(dateColumn: 0, dateLayout: .iso, columns: [])
         for (index, name) in header.enumerated().dropFirst() {

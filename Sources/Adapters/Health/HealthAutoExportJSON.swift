@@ -48,25 +48,25 @@ enum HealthAutoExportJSON: HealthReader {
         return text.contains("\"data\"") && (text.contains("\"metrics\"") || text.contains("\"workouts\""))
     }
 
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError) {
         // JSON cannot be read from where a file grew: a longer export is read again from its start.
         let path = input.path
-        try read(input.stream(), reopen: { offset throws(HealthReadError) in try FileByteStream(path: path, offset: offset) }, into: out)
+        try read(input.stream(), reopen: { offset throws(FileReadError) in try FileByteStream(path: path, offset: offset) }, into: out)
     }
 
     /// Reads an export from `stream`; `reopen` gives the same bytes again from an offset (a
     /// second look, not hashed again).
-    static func read(_ stream: any ByteStream, reopen: @escaping (Int64) throws(HealthReadError) -> any ByteStream,
-                     into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ stream: any ByteStream, reopen: @escaping (Int64) throws(FileReadError) -> any ByteStream,
+                     into out: HealthCollector) throws(FileReadError) {
         do {
             var parser = Parser(s: try JSONScanner(stream: stream), out: out, reopen: reopen)
             try parser.document()
             try stream.drain()
-            if !parser.sawData { throw HealthReadError("no data.metrics or data.workouts") }
-        } catch let error as HealthReadError {
+            if !parser.sawData { throw FileReadError("no data.metrics or data.workouts") }
+        } catch let error as FileReadError {
             throw error
         } catch {
-            throw HealthReadError("\(error)")
+            throw FileReadError("\(error)")
         }
     }
 
@@ -76,12 +76,12 @@ enum HealthAutoExportJSON: HealthReader {
         var s: JSONScanner
         let out: HealthCollector
         /// A stream of the same file from an offset, to read a metric's `data` once its name is known.
-        let reopen: (Int64) throws(HealthReadError) -> any ByteStream
+        let reopen: (Int64) throws(FileReadError) -> any ByteStream
         var sawData = false
         /// Sources repeat point after point: the last one's bytes and text, so most points make no `String`.
         var lastSource: (bytes: [UInt8], text: String)?
 
-        init(s: consuming JSONScanner, out: HealthCollector, reopen: @escaping (Int64) throws(HealthReadError) -> any ByteStream) {
+        init(s: consuming JSONScanner, out: HealthCollector, reopen: @escaping (Int64) throws(FileReadError) -> any ByteStream) {
             self.s = s; self.out = out; self.reopen = reopen
         }
 

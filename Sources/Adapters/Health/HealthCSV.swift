@@ -98,19 +98,19 @@ enum HealthCSV {
     /// fields, an unreadable date or a cell that is not a number is skipped as bad. Row lines are
     /// physical lines; in a read from an offset they count from there.
     static func read(_ input: HealthInput, format: String, source: String, zone: ZoneRules, into out: HealthCollector,
-                     plan: ([String]) throws(HealthReadError) -> HealthCSVPlan) throws(HealthReadError) {
+                     plan: ([String]) throws(FileReadError) -> HealthCSVPlan) throws(FileReadError) {
         var rows: CSVRows
         let header: [String]
         if input.offset > 0 {
             let firstBytes: [UInt8]
-            do { firstBytes = try FileSystem.readBytes(input.path, limit: 1 << 20) } catch { throw HealthReadError(error.message) }
+            do { firstBytes = try FileSystem.readBytes(input.path, limit: 1 << 20) } catch { throw FileReadError(error.message) }
             var head = CSVRows(firstBytes)
-            guard let first = head.next() else { throw HealthReadError("no header line") }
+            guard let first = head.next() else { throw FileReadError("no header line") }
             header = first.fields
             rows = CSVRows(try input.bytes(), delimiter: head.delimiter)
         } else {
             rows = CSVRows(try input.bytes())
-            guard let first = rows.next() else { throw HealthReadError("empty") }
+            guard let first = rows.next() else { throw FileReadError("empty") }
             header = first.fields
         }
         let names = header.map(trimmed)

@@ -27,7 +27,7 @@ enum HealthConnectExport: HealthReader {
         return head.starts(with: GadgetbridgeDatabase.magic) && name.lowercased().contains("health_connect")
     }
 
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError) {
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError) {
         let db: SQLiteDatabase
         if (try? FileSystem.readBytes(input.path, limit: 4)) == AppleHealthExport.zipMagic {
             db = try openExtracted(input)
@@ -47,7 +47,7 @@ enum HealthConnectExport: HealthReader {
     // MARK: - The zip
 
     /// Inflates the database entry into a 0600 temp file, opens it and unlinks it.
-    static func openExtracted(_ input: HealthInput) throws(HealthReadError) -> SQLiteDatabase {
+    static func openExtracted(_ input: HealthInput) throws(FileReadError) -> SQLiteDatabase {
         let zip = try ZipEntryStream(try input.stream()) { $0 == entryName || $0.hasSuffix("/" + entryName) }
         let (fd, path) = try TemporaryFile.make(prefix: "hearthloom-health-connect")
         defer { unlink(path) }                            // once open, SQLite holds the file by its descriptor
@@ -63,7 +63,7 @@ enum HealthConnectExport: HealthReader {
     /// Writes the entry out in 1 MiB blocks. A database written in WAL mode is marked as a
     /// rollback-journal one in the copy (header bytes 18 and 19), because a read-only WAL
     /// database would need a `-shm` file beside it.
-    private static func copy(_ zip: ZipEntryStream, to fd: Int32) throws(HealthReadError) {
+    private static func copy(_ zip: ZipEntryStream, to fd: Int32) throws(FileReadError) {
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { block.deallocate() }
         var written = 0
@@ -75,7 +75,7 @@ enum HealthConnectExport: HealthReader {
             while done < n {
                 let w = write(fd, block.baseAddress! + done, n - done)
                 if w < 0 && errno == EINTR { continue }
-                guard w > 0 else { throw HealthReadError("cannot write the unpacked database: \(String(cString: strerror(errno)))") }
+                guard w > 0 else { throw FileReadError("cannot write the unpacked database: \(String(cString: strerror(errno)))") }
                 done += w
             }
             written += n
@@ -83,11 +83,11 @@ enum HealthConnectExport: HealthReader {
     }
 
     /// One line for a database that cannot be read.
-    static func failure(_ error: any Error) -> HealthReadError {
-        guard let e = error as? SQLiteError else { return HealthReadError("\(error)") }
+    static func failure(_ error: any Error) -> FileReadError {
+        guard let e = error as? SQLiteError else { return FileReadError("\(error)") }
         switch e.code & 0xFF {
-        case 11, 26: return HealthReadError("not a readable Health Connect database (\(e.message))")        // SQLITE_CORRUPT, SQLITE_NOTADB
-        default: return HealthReadError("cannot read the Health Connect database: \(e.message)")
+        case 11, 26: return FileReadError("not a readable Health Connect database (\(e.message))")        // SQLITE_CORRUPT, SQLITE_NOTADB
+        default: return FileReadError("cannot read the Health Connect database: \(e.message)")
         }
     }
 }

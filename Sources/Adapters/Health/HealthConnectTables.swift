@@ -39,13 +39,13 @@ struct HealthConnectTables {
     /// 7 awake in bed, 0 unknown. Out of bed is no part of the night.
     static let stages: [Int64: HealthSample.SleepStage] = [0: .inBed, 1: .awake, 2: .asleep, 4: .core, 5: .deep, 6: .rem, 7: .awake]
 
-    func readAll() throws(HealthReadError) {
+    func readAll() throws(FileReadError) {
         let columns = try tableColumns()
         guard columns["application_info_table", default: []].isSuperset(of: ["row_id", "package_name"]) else {
-            throw HealthReadError("an SQLite database without Health Connect's application_info_table (row_id, package_name); not a Health Connect export")
+            throw FileReadError("an SQLite database without Health Connect's application_info_table (row_id, package_name); not a Health Connect export")
         }
         guard version >= HealthConnectExport.oldestVersion else {
-            throw HealthReadError("Health Connect schema version \(version) is older than \(HealthConnectExport.oldestVersion), which Health Connect itself no longer reads; not read")
+            throw FileReadError("Health Connect schema version \(version) is older than \(HealthConnectExport.oldestVersion), which Health Connect itself no longer reads; not read")
         }
         let apps = try packages()
         func source(_ row: SQLiteRow, _ column: Int32) -> String { apps[row.int(column)] ?? "app \(row.int(column))" }
@@ -65,7 +65,7 @@ struct HealthConnectTables {
         for (table, part) in [("distance_record_table", HealthConnectWorkouts.Part.distance), ("total_calories_burned_record_table", .total)] {
             let column = part == .distance ? "distance" : "energy"
             guard !workouts.sessions.isEmpty, has(table, HealthConnectTables.intervalColumns.union([column])) else { continue }
-            try rows("SELECT row_id, start_time, end_time, \(column), app_info_id FROM \(table)") { (row) throws(HealthReadError) in
+            try rows("SELECT row_id, start_time, end_time, \(column), app_info_id FROM \(table)") { (row) throws(FileReadError) in
                 workouts.attribute(start: seconds(row.int(1)), end: seconds(row.int(2)), value: row.double(3) * (part == .distance ? 1 : 0.001),
                                    app: row.int(4), to: part)
             }
@@ -83,10 +83,10 @@ struct HealthConnectTables {
 
     // MARK: - Tables
 
-    private func readQuantity(_ q: Quantity, _ source: (SQLiteRow, Int32) -> String, workouts: inout HealthConnectWorkouts) throws(HealthReadError) {
+    private func readQuantity(_ q: Quantity, _ source: (SQLiteRow, Int32) -> String, workouts: inout HealthConnectWorkouts) throws(FileReadError) {
         let times = q.instant ? "time, time, zone_offset" : "start_time, end_time, start_zone_offset"
         let toWorkouts = q.kind == .activeEnergy && !workouts.sessions.isEmpty
-        try rows("SELECT row_id, \(times), \(q.column), app_info_id FROM \(q.table)") { (row) throws(HealthReadError) in
+        try rows("SELECT row_id, \(times), \(q.column), app_info_id FROM \(q.table)") { (row) throws(FileReadError) in
             let start = seconds(row.int(1)), end = seconds(row.int(2))
             let value = row.double(4) * q.scale
             try out.add(HealthSample(kind: q.kind, start: start, end: end, offset: offset(row, 3, at: start), value: value, source: source(row, 5)),
@@ -96,10 +96,10 @@ struct HealthConnectTables {
     }
 
     /// Each series sample is one reading; the parent record gives its app and offset.
-    private func readHeartRate(_ source: (SQLiteRow, Int32) -> String) throws(HealthReadError) {
+    private func readHeartRate(_ source: (SQLiteRow, Int32) -> String) throws(FileReadError) {
         let sql = "SELECT s.epoch_millis, s.beats_per_minute, p.start_zone_offset, p.app_info_id, p.row_id FROM heart_rate_record_series_table s "
             + "JOIN heart_rate_record_table p ON p.row_id = s.parent_key"
-        try rows(sql) { (row) throws(HealthReadError) in
+        try rows(sql) { (row) throws(FileReadError) in
             let t = seconds(row.int(0))
             try out.add(HealthSample(kind: .heartRate, start: t, end: t, offset: offset(row, 2, at: t), value: row.double(1), source: source(row, 3)),
                         line: Int(row.int(4)))
@@ -107,16 +107,16 @@ struct HealthConnectTables {
     }
 
     /// A session's stages as stage samples; a session without stages is one `asleep` span.
-    private func readSleep(_ source: (SQLiteRow, Int32) -> String) throws(HealthReadError) {
+    private func readSleep(_ source: (SQLiteRow, Int32) -> String) throws(FileReadError) {
         let sql = "SELECT p.row_id, p.start_time, p.end_time, p.start_zone_offset, p.app_info_id, s.stage_start_time, s.stage_end_time, s.stage_type "
             + "FROM sleep_session_record_table p LEFT JOIN sleep_stages_table s ON s.parent_key = p.row_id ORDER BY p.row_id"
         var open: (id: Int64, start: Double, end: Double, offset: Int, source: String, staged: Bool)?
-        func closeSession() throws(HealthReadError) {
+        func closeSession() throws(FileReadError) {
             guard let o = open, !o.staged else { return }
             try out.add(HealthSample(kind: .sleep(.asleep), start: o.start, end: o.end, offset: o.offset, value: o.end - o.start, source: o.source),
                         line: Int(o.id))
         }
-        try rows(sql) { (row) throws(HealthReadError) in
+        try rows(sql) { (row) throws(FileReadError) in
             if open?.id != row.int(0) {
                 try closeSession()
                 let start = seconds(row.int(1))
@@ -131,9 +131,9 @@ struct HealthConnectTables {
         try closeSession()
     }
 
-    private func readSessions(_ source: (SQLiteRow, Int32) -> String) throws(HealthReadError) -> HealthConnectWorkouts {
+    private func readSessions(_ source: (SQLiteRow, Int32) -> String) throws(FileReadError) -> HealthConnectWorkouts {
         var workouts = HealthConnectWorkouts()
-        try rows("SELECT row_id, start_time, end_time, start_zone_offset, exercise_type, app_info_id FROM exercise_session_record_table") { (row) throws(HealthReadError) in
+        try rows("SELECT row_id, start_time, end_time, start_zone_offset, exercise_type, app_info_id FROM exercise_session_record_table") { (row) throws(FileReadError) in
             let start = seconds(row.int(1))
             workouts.add(row: Int(row.int(0)), start: start, end: seconds(row.int(2)), offset: offset(row, 3, at: start),
                          type: row.int(4), app: row.int(5))
@@ -151,31 +151,31 @@ struct HealthConnectTables {
         row.isNull(column) ? zone.offset(at: instant) : Int(row.int(column))
     }
 
-    private func tableColumns() throws(HealthReadError) -> [String: Set<String>] {
+    private func tableColumns() throws(FileReadError) -> [String: Set<String>] {
         var names: [String] = []
-        try rows("SELECT name FROM sqlite_master WHERE type = 'table'") { (row) throws(HealthReadError) in if let n = row.text(0) { names.append(n) } }
+        try rows("SELECT name FROM sqlite_master WHERE type = 'table'") { (row) throws(FileReadError) in if let n = row.text(0) { names.append(n) } }
         var columns: [String: Set<String>] = [:]
         for name in names where name.hasSuffix("_table") {
-            try rows("PRAGMA table_info(\(GadgetbridgeDatabase.quoted(name)))") { (row) throws(HealthReadError) in
+            try rows("PRAGMA table_info(\(GadgetbridgeDatabase.quoted(name)))") { (row) throws(FileReadError) in
                 if let c = row.text(1) { columns[name, default: []].insert(c) }
             }
         }
         return columns
     }
 
-    private func packages() throws(HealthReadError) -> [Int64: String] {
+    private func packages() throws(FileReadError) -> [Int64: String] {
         var apps: [Int64: String] = [:]
-        try rows("SELECT row_id, package_name FROM application_info_table") { (row) throws(HealthReadError) in apps[row.int(0)] = row.text(1) }
+        try rows("SELECT row_id, package_name FROM application_info_table") { (row) throws(FileReadError) in apps[row.int(0)] = row.text(1) }
         return apps
     }
 
     /// Runs `sql`, handing each row to `body`; a throw from `body` stops the query and is rethrown.
-    private func rows(_ sql: String, _ body: (SQLiteRow) throws(HealthReadError) -> Void) throws(HealthReadError) {
-        var pending: HealthReadError?
+    private func rows(_ sql: String, _ body: (SQLiteRow) throws(FileReadError) -> Void) throws(FileReadError) {
+        var pending: FileReadError?
         do {
             try db.withConnection { (c) throws(SQLiteError) in
                 try c.query(sql) { (row) throws(SQLiteError) -> Bool in
-                    do throws(HealthReadError) { try body(row) } catch { pending = error; return false }
+                    do throws(FileReadError) { try body(row) } catch { pending = error; return false }
                     return true
                 }
             }

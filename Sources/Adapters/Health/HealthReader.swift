@@ -12,7 +12,7 @@ protocol HealthReader: Sendable {
     /// Reads `input` into `out`. Bad records go to `out.bad(line:_:)` and the read goes on; a
     /// throw means the file as a whole is not this format or cannot be read (what was collected
     /// before it is kept: a file cut off mid-way keeps what came before the cut).
-    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(HealthReadError)
+    static func read(_ input: HealthInput, _ settings: HealthSettings, into out: HealthCollector) throws(FileReadError)
     /// Whether a file that only grew can be read from where it ended (CSV rows are appended;
     /// a JSON or XML document is not).
     static var appendable: Bool { get }
@@ -20,14 +20,6 @@ protocol HealthReader: Sendable {
 
 extension HealthReader {
     static var appendable: Bool { false }
-}
-
-struct HealthReadError: Error, Equatable, CustomStringConvertible {
-    var description: String
-    /// The file may read fine later (a database another program holds locked): it is not
-    /// remembered as read, so the next scan tries again.
-    var transient = false
-    init(_ description: String, transient: Bool = false) { self.description = description; self.transient = transient }
 }
 
 /// What a reader reads: a file, or the part of it past `offset` when it only grew. What the
@@ -41,16 +33,16 @@ struct HealthInput: Sendable {
 
     /// The whole file from `offset`, for formats read at once; a file over `limit` bytes is refused
     /// (streamed formats have no limit).
-    func bytes(limit: Int = 1 << 30) throws(HealthReadError) -> [UInt8] {
+    func bytes(limit: Int = 1 << 30) throws(FileReadError) -> [UInt8] {
         let bytes: [UInt8]
-        do { bytes = try FileSystem.readBytes(path, from: offset, limit: limit + 1) } catch { throw HealthReadError(error.message) }
-        guard bytes.count <= limit else { throw HealthReadError("over \(limit >> 20) MiB; too big to read at once") }
+        do { bytes = try FileSystem.readBytes(path, from: offset, limit: limit + 1) } catch { throw FileReadError(error.message) }
+        guard bytes.count <= limit else { throw FileReadError("over \(limit >> 20) MiB; too big to read at once") }
         bytes.withUnsafeBytes { digest?.update($0) }
         return bytes
     }
 
     /// The file from `offset`, in blocks.
-    func stream() throws(HealthReadError) -> FileByteStream {
+    func stream() throws(FileReadError) -> FileByteStream {
         try FileByteStream(path: path, offset: offset, digest: digest)
     }
 }
@@ -82,20 +74,20 @@ final class HealthCollector {
     /// Notes about the file as a whole (an unknown metric, a table with no samples).
     private(set) var notes: [String] = []
     let chunkSize: Int
-    private let flush: (([HealthSample], [HealthWorkout]) throws(HealthReadError) -> Void)?
+    private let flush: (([HealthSample], [HealthWorkout]) throws(FileReadError) -> Void)?
 
     /// - Parameter flush: takes each full chunk; without one, everything stays in `samples` and `workouts`.
-    init(chunkSize: Int = 20_000, flush: (([HealthSample], [HealthWorkout]) throws(HealthReadError) -> Void)? = nil) {
+    init(chunkSize: Int = 20_000, flush: (([HealthSample], [HealthWorkout]) throws(FileReadError) -> Void)? = nil) {
         self.chunkSize = chunkSize; self.flush = flush
     }
 
-    func add(_ sample: HealthSample, line: Int) throws(HealthReadError) {
+    func add(_ sample: HealthSample, line: Int) throws(FileReadError) {
         if let why = sample.implausibility { bad(line: line, why); return }
         samples.append(sample)
         if samples.count >= chunkSize { try flushNow() }
     }
 
-    func add(_ workout: HealthWorkout, line: Int) throws(HealthReadError) {
+    func add(_ workout: HealthWorkout, line: Int) throws(FileReadError) {
         guard workout.end >= workout.start, workout.end - workout.start <= 7 * 86_400, (workout.energyKcal ?? 0) >= 0,
               (workout.energyKcal ?? 0) < 50_000, (workout.distanceM ?? 0) >= 0, (workout.distanceM ?? 0) < 2_000_000 else {
             bad(line: line, "implausible workout (\(workout.activity), \(workout.end - workout.start) s)"); return
@@ -116,7 +108,7 @@ final class HealthCollector {
     private(set) var handedOn = 0
 
     /// Hands on what is held (the adapter calls it once more at the end).
-    func flushNow() throws(HealthReadError) {
+    func flushNow() throws(FileReadError) {
         guard let flush, !samples.isEmpty || !workouts.isEmpty else { return }
         handedOn += samples.count + workouts.count
         try flush(samples, workouts)

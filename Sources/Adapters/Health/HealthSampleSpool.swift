@@ -25,7 +25,7 @@ final class HealthSampleSpool {
     private var fileEnd: Int64 = 0
     /// Held while a run is written: one is written while the next fills.
     private let writing = DispatchSemaphore(value: 1)
-    private let writeFailure = Locked<HealthReadError?>(nil)
+    private let writeFailure = Locked<FileReadError?>(nil)
     /// The window each run is read through in a merge.
     private static let window = 128 << 10
 
@@ -36,7 +36,7 @@ final class HealthSampleSpool {
 
     /// Spools `records` when they are scattered, or once an earlier chunk was (a key read twice
     /// must keep its later value); false when they are to be stored as they are.
-    func take(_ records: [StateRecord]) throws(HealthReadError) -> Bool {
+    func take(_ records: [StateRecord]) throws(FileReadError) -> Bool {
         if !spooling {
             guard goingBack(records) * 4 > records.count else { return false }
             spooling = true
@@ -52,11 +52,11 @@ final class HealthSampleSpool {
 
     /// Hands on what was spooled in chunks of `size`, in (shelf, group, key) order; a key
     /// spooled twice comes in the order it was read.
-    func drain(size: Int, _ body: ([StateRecord]) throws(HealthReadError) -> Void) throws(HealthReadError) {
+    func drain(size: Int, _ body: ([StateRecord]) throws(FileReadError) -> Void) throws(FileReadError) {
         guard spooling else { return }
         writing.wait()
         defer { writing.signal() }
-        try writeFailure.withLock { (failure) throws(HealthReadError) in if let failure { throw failure } }
+        try writeFailure.withLock { (failure) throws(FileReadError) in if let failure { throw failure } }
         while spilled.count >= fanIn { try mergeLevel() }
         let last = filling
         filling = PackedRun(capacity: 0)
@@ -78,7 +78,7 @@ final class HealthSampleSpool {
     }
 
     /// Hands the full run to another thread to be sorted and written, once the one before is written.
-    private func spill() throws(HealthReadError) {
+    private func spill() throws(FileReadError) {
         if file == nil { file = try SpillFile(in: folder) }
         writing.wait()
         if let failure = writeFailure.withLock({ $0 }) { writing.signal(); throw failure }
@@ -89,13 +89,13 @@ final class HealthSampleSpool {
         let done = writing, failure = writeFailure
         DispatchQueue.global().async {
             defer { done.signal() }
-            do throws(HealthReadError) { try run.spill(to: file, at: at) } catch { failure.withLock { $0 = $0 ?? error } }
+            do throws(FileReadError) { try run.spill(to: file, at: at) } catch { failure.withLock { $0 = $0 ?? error } }
         }
     }
 
     /// Merges the spilled runs `fanIn` at a time, in the order they were read, into runs at the
     /// end of the file.
-    private func mergeLevel() throws(HealthReadError) {
+    private func mergeLevel() throws(FileReadError) {
         var level: [SpilledRun] = []
         for first in stride(from: 0, to: spilled.count, by: fanIn) {
             let runs = spilled[first..<min(first + fanIn, spilled.count)]

@@ -23,7 +23,7 @@ enum JSONArrayElements {
     /// array under `key` in the top-level object, with the element (nil when it is not valid
     /// JSON) and its line.
     static func scan(_ stream: any ByteStream, key: String? = nil,
-                     _ element: (JSONValue?, Int) throws(HealthReadError) -> Void) throws(HealthReadError) -> End {
+                     _ element: (JSONValue?, Int) throws(FileReadError) -> Void) throws(FileReadError) -> End {
         var splitter = Splitter(wanted: key.map { Array($0.utf8) })
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { block.deallocate() }
@@ -31,7 +31,7 @@ enum JSONArrayElements {
             let n = try stream.read(into: block)
             guard n > 0 else { return splitter.found ? .truncated(line: splitter.line) : .missing }
             splitter.take(UnsafeRawBufferPointer(rebasing: block[0..<n]))
-            guard splitter.held.count <= longestElement else { throw HealthReadError("a record over \(longestElement >> 20) MiB at line \(splitter.elementLine)") }
+            guard splitter.held.count <= longestElement else { throw FileReadError("a record over \(longestElement >> 20) MiB at line \(splitter.elementLine)") }
             if let end = try splitter.split(element) { try stream.drain(); return end }
         }
     }
@@ -63,7 +63,7 @@ enum JSONArrayElements {
         }
 
         /// Walks the bytes held; returns how the array ended, or nil when more bytes are needed.
-        mutating func split(_ element: (JSONValue?, Int) throws(HealthReadError) -> Void) throws(HealthReadError) -> End? {
+        mutating func split(_ element: (JSONValue?, Int) throws(FileReadError) -> Void) throws(FileReadError) -> End? {
             while i < held.count {
                 let b = held[i]
                 i += 1

@@ -134,7 +134,7 @@ struct PackedRun: Sendable {
     }
 
     /// Writes the records in key order at `offset` of `file`: a run the merge reads back.
-    func spill(to file: SpillFile, at offset: Int64) throws(HealthReadError) {
+    func spill(to file: SpillFile, at offset: Int64) throws(FileReadError) {
         let order = sorted()
         var writer = SpillWriter(file, at: offset)
         bytes.withUnsafeBytes { p in
@@ -173,7 +173,7 @@ final class RunCursor {
     }
 
     /// Moves to the next record; false past the last.
-    func advance() throws(HealthReadError) -> Bool {
+    func advance() throws(FileReadError) -> Bool {
         switch source {
         case .memory(let order):
             guard position < order.count else { current = nil; return false }
@@ -187,7 +187,7 @@ final class RunCursor {
                 current = window.withUnsafeBytes { PackedRecord.fields($0, at: start, limit: valid) }
                 if current != nil { return true }
                 if position == end {
-                    guard start == valid else { throw HealthReadError("the samples' temporary sort file ends inside a record", transient: true) }
+                    guard start == valid else { throw FileReadError("the samples' temporary sort file ends inside a record", transient: true) }
                     return false
                 }
                 try refill(keeping: start, file, end)
@@ -197,7 +197,7 @@ final class RunCursor {
     }
 
     /// Moves the bytes from `start` to the front of the window and reads more after them.
-    private func refill(keeping start: Int, _ file: SpillFile, _ end: Int64) throws(HealthReadError) {
+    private func refill(keeping start: Int, _ file: SpillFile, _ end: Int64) throws(FileReadError) {
         let kept = valid - start
         window.withUnsafeMutableBytes { w in _ = memmove(w.baseAddress!, w.baseAddress! + start, kept) }
         if kept == window.count { window += [UInt8](repeating: 0, count: window.count) }  // a record longer than the window
@@ -221,7 +221,7 @@ struct RunMerge {
     private let cursors: [RunCursor]
     private var heap: [Int] = []
 
-    init(_ cursors: [RunCursor]) throws(HealthReadError) {
+    init(_ cursors: [RunCursor]) throws(FileReadError) {
         self.cursors = cursors
         for (i, cursor) in cursors.enumerated() {
             if try cursor.advance() { heap.append(i) }
@@ -233,7 +233,7 @@ struct RunMerge {
     var top: RunCursor? { heap.first.map { cursors[$0] } }
 
     /// Moves past the least record.
-    mutating func pop() throws(HealthReadError) {
+    mutating func pop() throws(FileReadError) {
         if try !cursors[heap[0]].advance() {
             heap.swapAt(0, heap.count - 1)
             heap.removeLast()

@@ -10,35 +10,35 @@ import Glibc
 final class SpillFile: Sendable {
     private let fd: Int32
 
-    init(in folder: String = TemporaryFile.folder) throws(HealthReadError) {
+    init(in folder: String = TemporaryFile.folder) throws(FileReadError) {
         do {
             let (fd, path) = try TemporaryFile.make(in: folder, prefix: "hearthloom-health-sort")
             unlink(path)
             self.fd = fd
-        } catch { throw HealthReadError(error.description, transient: true) }
+        } catch { throw FileReadError(error.description, transient: true) }
     }
 
     deinit { close(fd) }
 
     /// Writes all of `bytes` at `offset`; nil, or what went wrong.
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> HealthReadError? {
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> FileReadError? {
         var done = 0
         while done < bytes.count {
             let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return HealthReadError("cannot write the samples' temporary sort file: \(String(cString: strerror(errno)))", transient: true) }
+            guard n > 0 else { return FileReadError("cannot write the samples' temporary sort file: \(String(cString: strerror(errno)))", transient: true) }
             done += n
         }
         return nil
     }
 
     /// Fills `buffer` from `offset`, short only at the end of the file.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Result<Int, HealthReadError> {
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Result<Int, FileReadError> {
         var done = 0
         while done < buffer.count {
             let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .failure(HealthReadError("cannot read the samples' temporary sort file: \(String(cString: strerror(errno)))", transient: true)) }
+            if n < 0 { return .failure(FileReadError("cannot read the samples' temporary sort file: \(String(cString: strerror(errno)))", transient: true)) }
             if n == 0 { break }
             done += n
         }
@@ -58,7 +58,7 @@ struct SpillWriter {
     private let file: SpillFile
     private var position: Int64
     private var block: [UInt8] = []
-    private var failure: HealthReadError?
+    private var failure: FileReadError?
     private static let blockSize = 1 << 20
 
     init(_ file: SpillFile, at offset: Int64) {
@@ -72,7 +72,7 @@ struct SpillWriter {
     }
 
     /// Writes what is left.
-    mutating func finish() throws(HealthReadError) {
+    mutating func finish() throws(FileReadError) {
         flush()
         if let failure { throw failure }
     }
@@ -90,10 +90,10 @@ enum TemporaryFile {
     static var folder: String { ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp" }
 
     /// A new 0600 file in `folder` named after `prefix`: its open descriptor and its path.
-    static func make(in folder: String = folder, prefix: String) throws(HealthReadError) -> (fd: Int32, path: String) {
+    static func make(in folder: String = folder, prefix: String) throws(FileReadError) -> (fd: Int32, path: String) {
         var template = Array((folder + "/" + prefix + "-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw HealthReadError("cannot make a temp file in \(folder): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw FileReadError("cannot make a temp file in \(folder): \(String(cString: strerror(errno)))") }
         return (fd, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 }

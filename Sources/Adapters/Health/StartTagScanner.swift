@@ -58,7 +58,7 @@ struct StartTagScanner {
     /// A read error ends the scan after every complete tag before it was given.
     /// - Returns: the number of lines read.
     @discardableResult
-    func scan(_ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) -> Int {
+    func scan(_ body: (Tag) throws(FileReadError) -> Void) throws(FileReadError) -> Int {
         // Blocks are read in place after the tag the last block cut (moved to the front), and
         // scanned where they lie: a multi-GB export is copied once, by the kernel.
         var storage = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * blockSize, alignment: 16)
@@ -85,7 +85,7 @@ struct StartTagScanner {
     /// Scans complete tags in `bytes`; returns how many bytes were consumed (up to the first tag
     /// that is not complete yet).
     private func scanBlock(_ bytes: UnsafeBufferPointer<UInt8>, line: inout Int, spans: inout [(Int, Int, Int, Int)],
-                           _ body: (Tag) throws(HealthReadError) -> Void) throws(HealthReadError) -> Int {
+                           _ body: (Tag) throws(FileReadError) -> Void) throws(FileReadError) -> Int {
         var i = 0
         let count = bytes.count
         while i < count {

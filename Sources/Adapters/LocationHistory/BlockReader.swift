@@ -8,7 +8,7 @@ struct BlockReader {
     var position = 0
     private(set) var atEnd = false
     /// A read error met while only looking ahead (`head`), thrown by the next read that needs more.
-    private var deferredFailure: HealthReadError?
+    private var deferredFailure: FileReadError?
     /// 1-based line of `position`, kept by the parsers that count lines.
     var line = 1
     static let blockSize = 1 << 20
@@ -16,7 +16,7 @@ struct BlockReader {
     init(_ stream: any ByteStream) { self.stream = stream }
 
     /// Reads one more block onto the window; false at the end of the stream.
-    mutating func refill() throws(HealthReadError) -> Bool {
+    mutating func refill() throws(FileReadError) -> Bool {
         guard !atEnd else { return false }
         if let failure = deferredFailure { throw failure }
         if position > 0 { bytes.removeSubrange(0..<position); position = 0 }
@@ -27,7 +27,7 @@ struct BlockReader {
     }
 
     /// At least `count` unconsumed bytes are in the window, unless the stream ends first.
-    mutating func ensure(_ count: Int) throws(HealthReadError) -> Bool {
+    mutating func ensure(_ count: Int) throws(FileReadError) -> Bool {
         while bytes.count - position < count { guard try refill() else { return false } }
         return true
     }
@@ -35,12 +35,12 @@ struct BlockReader {
     /// The first `count` bytes or fewer, read now (detection looks at a file's head); a stream
     /// that breaks off sooner gives what came before, and the error once the parser needs more.
     mutating func head(_ count: Int) -> ArraySlice<UInt8> {
-        do throws(HealthReadError) { _ = try ensure(count) } catch { deferredFailure = error }
+        do throws(FileReadError) { _ = try ensure(count) } catch { deferredFailure = error }
         return bytes[position..<min(bytes.count, position + count)]
     }
 
     /// The offset (from `position`) of `needle` in the window, refilling until it is found or the stream ends.
-    mutating func find(_ needle: [UInt8], from offset: Int = 0) throws(HealthReadError) -> Int? {
+    mutating func find(_ needle: [UInt8], from offset: Int = 0) throws(FileReadError) -> Int? {
         var from = position + offset
         while true {
             if let at = BlockReader.index(of: needle, in: bytes, from: from) { return at - position }

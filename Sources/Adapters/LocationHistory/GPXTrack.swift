@@ -7,18 +7,18 @@ struct GPXTrack: HistoryParser {
 
     init(_ reader: BlockReader) { self.reader = reader }
 
-    mutating func read(into batch: inout HistoryBatch) throws(HealthReadError) -> Bool {
+    mutating func read(into batch: inout HistoryBatch) throws(FileReadError) -> Bool {
         while !batch.isFull {
             guard let start = try reader.find(GPXTrack.open) else {
                 reader.position = reader.bytes.count
                 return false
             }
             advance(by: start)
-            guard let tagEnd = try reader.find([UInt8(ascii: ">")]) else { throw HealthReadError("cut off at line \(reader.line)") }
+            guard let tagEnd = try reader.find([UInt8(ascii: ">")]) else { throw FileReadError("cut off at line \(reader.line)") }
             let selfClosing = reader.bytes[reader.position + tagEnd - 1] == UInt8(ascii: "/")
             let end: Int
             if selfClosing { end = tagEnd + 1 } else {
-                guard let close = try reader.find(GPXTrack.close, from: tagEnd) else { throw HealthReadError("cut off at line \(reader.line)") }
+                guard let close = try reader.find(GPXTrack.close, from: tagEnd) else { throw FileReadError("cut off at line \(reader.line)") }
                 end = close + GPXTrack.close.count
             }
             let element = Array(reader.bytes[reader.position..<(reader.position + end)])

@@ -46,7 +46,7 @@ enum HistoryFormat: String, CaseIterable, Sendable {
 protocol HistoryParser {
     /// Reads on until `batch` is full or the input ends; false once it has ended. A cut-off or
     /// broken input throws, after everything before the break was added.
-    mutating func read(into batch: inout HistoryBatch) throws(HealthReadError) -> Bool
+    mutating func read(into batch: inout HistoryBatch) throws(FileReadError) -> Bool
 }
 
 /// The parsers of JSON exports: elements of chosen top-level arrays, each parsed on its own.
@@ -57,7 +57,7 @@ protocol JSONElementParser: HistoryParser {
 }
 
 extension JSONElementParser {
-    mutating func read(into batch: inout HistoryBatch) throws(HealthReadError) -> Bool {
+    mutating func read(into batch: inout HistoryBatch) throws(FileReadError) -> Bool {
         while !batch.isFull {
             guard let (key, element, line) = try elements.next() else { return false }
             if take(element, key: key, into: &batch) { batch.read += 1 } else { batch.reject(line: line) }

@@ -16,7 +16,7 @@ struct JSONElementStream {
     var line: Int { reader.line }
 
     /// The next element of a wanted array and its key, or nil at the end of the document.
-    mutating func next() throws(HealthReadError) -> (key: String, element: [UInt8], line: Int)? {
+    mutating func next() throws(FileReadError) -> (key: String, element: [UInt8], line: Int)? {
         while true {
             if reader.position == reader.bytes.count { guard try reader.refill() else { return nil } }
             let c = reader.bytes[reader.position]
@@ -43,7 +43,7 @@ struct JSONElementStream {
     }
 
     /// A string at `position` (its quotes consumed): its raw bytes, escapes as written.
-    private mutating func string() throws(HealthReadError) -> [UInt8] {
+    private mutating func string() throws(FileReadError) -> [UInt8] {
         var at = reader.position + 1
         while true {
             while at < reader.bytes.count {
@@ -57,13 +57,13 @@ struct JSONElementStream {
                 }
             }
             let offset = at - reader.position
-            guard try reader.refill() else { throw HealthReadError("cut off at line \(reader.line)") }
+            guard try reader.refill() else { throw FileReadError("cut off at line \(reader.line)") }
             at = reader.position + offset
         }
     }
 
     /// One whole object or array from `position`, copied out.
-    private mutating func element() throws(HealthReadError) -> [UInt8] {
+    private mutating func element() throws(FileReadError) -> [UInt8] {
         var at = reader.position, level = 0, inString = false, lines = 0
         while true {
             while at < reader.bytes.count {
@@ -89,7 +89,7 @@ struct JSONElementStream {
                 }
             }
             let offset = at - reader.position
-            guard try reader.refill() else { throw HealthReadError("cut off at line \(reader.line + lines)") }
+            guard try reader.refill() else { throw FileReadError("cut off at line \(reader.line + lines)") }
             at = reader.position + offset
         }
     }

@@ -70,7 +70,7 @@ public struct LocationHistoryAdapter: DeviceAdapter {
             } else if roots.contains(path) {
                 await sink.warn("\(path): not a location-history export this adapter knows (GPX, Takeout or Timeline JSON, OwnTracks .rec, GeoJSON)")
             }
-        } catch let error as HealthReadError {
+        } catch let error as FileReadError {
             await sink.warn("\(path): \(error)")
         }
         ledger.write(path, FileRecord(stamp: file.stamp, hash: "").encoded, keys: [])
@@ -101,7 +101,7 @@ public struct LocationHistoryAdapter: DeviceAdapter {
                     return      // warned: a damaged entry, the archive cannot be followed past it
                 }
                 guard try zip.next(wanted: wanted) else { return }
-            } catch let error as HealthReadError {
+            } catch let error as FileReadError {
                 await sink.warn("\(name): \(error)")
                 return
             }
@@ -112,13 +112,13 @@ public struct LocationHistoryAdapter: DeviceAdapter {
     /// what could not be read, and what came before a cut counts. Returns what broke the input off.
     @discardableResult
     private func parse(_ parser: any HistoryParser, format: HistoryFormat, name: String, into ledger: inout FileLedger<some ItemSink>,
-                       sink: some ItemSink) async throws -> HealthReadError? {
+                       sink: some ItemSink) async throws -> FileReadError? {
         var parser = parser
         var batch = HistoryBatch()
-        var failure: HealthReadError?
+        var failure: FileReadError?
         var more = true
         while more {
-            do throws(HealthReadError) { more = try parser.read(into: &batch) } catch { failure = error; more = false }
+            do throws(FileReadError) { more = try parser.read(into: &batch) } catch { failure = error; more = false }
             var changes = AnchorChanges()
             changes.records = batch.takeRecords()
             // Points alone can be read again from the export: the durable commit of the file's

@@ -8,7 +8,7 @@ struct OwnTracksRecorder: HistoryParser {
 
     init(_ reader: BlockReader) { self.reader = reader }
 
-    mutating func read(into batch: inout HistoryBatch) throws(HealthReadError) -> Bool {
+    mutating func read(into batch: inout HistoryBatch) throws(FileReadError) -> Bool {
         while !batch.isFull {
             guard let end = try reader.find([0x0A]) else {
                 // The last line without its newline: a recorder writing it now, or a cut file. Half

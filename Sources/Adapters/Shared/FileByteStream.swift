@@ -9,13 +9,13 @@ import Glibc
 /// Bytes read in blocks, front to back: a file, or a zip entry inflated on the fly.
 protocol ByteStream: AnyObject {
     /// Fills the start of `buffer`; 0 at the end.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthReadError) -> Int
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileReadError) -> Int
 }
 
 extension ByteStream {
     /// Reads what is left, so that a digest the stream feeds covers the whole file when a reader
     /// stops at the end of its document.
-    func drain() throws(HealthReadError) {
+    func drain() throws(FileReadError) {
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { block.deallocate() }
         while try read(into: block) > 0 {}
@@ -46,25 +46,25 @@ final class FileByteStream: ByteStream {
     let path: String
     private let digest: ContentHasher?
 
-    init(path: String, offset: Int64 = 0, digest: ContentHasher? = nil) throws(HealthReadError) {
+    init(path: String, offset: Int64 = 0, digest: ContentHasher? = nil) throws(FileReadError) {
         fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw HealthReadError("cannot open: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw FileReadError("cannot open: \(String(cString: strerror(errno)))") }
         self.path = path; self.digest = digest
         if offset > 0, lseek(fd, off_t(offset), SEEK_SET) < 0 {
             let reason = String(cString: strerror(errno)); close(fd)
-            throw HealthReadError("cannot seek: \(reason)")
+            throw FileReadError("cannot seek: \(reason)")
         }
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
     }
 
     deinit { close(fd) }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthReadError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileReadError) -> Int {
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw HealthReadError("read failed: \(String(cString: strerror(errno)))")
+                throw FileReadError("read failed: \(String(cString: strerror(errno)))")
             }
             digest?.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             return n

@@ -31,7 +31,7 @@ final class ZipEntryStream: ByteStream {
     private(set) var entryName = ""
 
     /// Positions the stream at the first entry whose name `wanted` accepts.
-    init(_ file: any ByteStream, wanted: (String) -> Bool) throws(HealthReadError) {
+    init(_ file: any ByteStream, wanted: (String) -> Bool) throws(FileReadError) {
         self.file = file
         while true {
             let header = try localHeader()
@@ -46,7 +46,7 @@ final class ZipEntryStream: ByteStream {
 
     /// Moves past the rest of this entry to the next one `wanted` accepts; false when the archive
     /// has no more (its central directory, or its end, comes first).
-    func next(wanted: (String) -> Bool) throws(HealthReadError) -> Bool {
+    func next(wanted: (String) -> Bool) throws(FileReadError) -> Bool {
         try finishEntry()
         while true {
             let fixed = try take(4)
@@ -62,7 +62,7 @@ final class ZipEntryStream: ByteStream {
     }
 
     /// Reads what is left of the current entry into nothing and passes its data descriptor.
-    private func finishEntry() throws(HealthReadError) {
+    private func finishEntry() throws(FileReadError) {
         let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { sink.deallocate() }
         while try read(into: sink) > 0 {}
@@ -90,14 +90,14 @@ final class ZipEntryStream: ByteStream {
     }
 
     /// The local header at the read position; `signed` when its 4-byte signature was read already.
-    private func localHeader(signed: Bool = false) throws(HealthReadError) -> LocalHeader {
+    private func localHeader(signed: Bool = false) throws(FileReadError) -> LocalHeader {
         let fixed = (signed ? [0x50, 0x4B, 0x03, 0x04] : []) + (try take(signed ? 26 : 30))
-        guard fixed.count == 30 else { throw HealthReadError("zip: the wanted entry is not in the archive (or it is cut off before it)") }
+        guard fixed.count == 30 else { throw FileReadError("zip: the wanted entry is not in the archive (or it is cut off before it)") }
         func u16(_ at: Int) -> UInt16 { UInt16(fixed[at]) | UInt16(fixed[at + 1]) << 8 }
         func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
         guard u32(0) == 0x0403_4B50 else {
             // The central directory (PK\1\2) follows the last entry.
-            throw HealthReadError(u32(0) == 0x0201_4B50 ? "zip: none of its entries is an export this adapter reads" : "zip: not a zip local header at an entry's start")
+            throw FileReadError(u32(0) == 0x0201_4B50 ? "zip: none of its entries is an export this adapter reads" : "zip: not a zip local header at an entry's start")
         }
         let nameBytes = try take(Int(u16(26)))
         let extra = try take(Int(u16(28)))
@@ -117,27 +117,27 @@ final class ZipEntryStream: ByteStream {
         return header
     }
 
-    private func begin(_ header: LocalHeader) throws(HealthReadError) {
+    private func begin(_ header: LocalHeader) throws(FileReadError) {
         method = header.method
         flags = header.flags
         switch header.method {
         case 8:
-            guard czlib_inflate_init_raw(zstream) == Z_OK else { throw HealthReadError("zip: zlib could not start") }
+            guard czlib_inflate_init_raw(zstream) == Z_OK else { throw FileReadError("zip: zlib could not start") }
             inflating = true
         case 0:
-            guard header.flags & 8 == 0 else { throw HealthReadError("zip: a stored entry without sizes cannot be streamed") }
+            guard header.flags & 8 == 0 else { throw FileReadError("zip: a stored entry without sizes cannot be streamed") }
             storedLeft = header.size
         default:
-            throw HealthReadError("zip: \(header.name) uses compression method \(header.method); only deflate and stored are read")
+            throw FileReadError("zip: \(header.name) uses compression method \(header.method); only deflate and stored are read")
         }
     }
 
-    private func skip(_ header: LocalHeader) throws(HealthReadError) {
+    private func skip(_ header: LocalHeader) throws(FileReadError) {
         if header.flags & 8 == 0 || header.method == 0 {
             var left = header.compressedSize
             while left > 0 {
                 let chunk = try take(Int(min(left, 1 << 20)))
-                guard !chunk.isEmpty else { throw HealthReadError("zip: cut off inside \(header.name)") }
+                guard !chunk.isEmpty else { throw FileReadError("zip: cut off inside \(header.name)") }
                 left -= UInt64(chunk.count)
             }
             return
@@ -148,7 +148,7 @@ final class ZipEntryStream: ByteStream {
     }
 
     /// Up to `count` bytes from the file (fewer only at its end).
-    private func take(_ count: Int) throws(HealthReadError) -> [UInt8] {
+    private func take(_ count: Int) throws(FileReadError) -> [UInt8] {
         var out: [UInt8] = []
         while out.count < count {
             if inputStart == inputEnd { guard try refill() else { break } }
@@ -159,23 +159,23 @@ final class ZipEntryStream: ByteStream {
         return out
     }
 
-    private func refill() throws(HealthReadError) -> Bool {
+    private func refill() throws(FileReadError) -> Bool {
         let n = try file.read(into: input)
         inputStart = 0; inputEnd = n
         return n > 0
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthReadError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileReadError) -> Int {
         guard !finished, buffer.count > 0 else { return 0 }
         if method == 0 {
             let chunk = try take(Int(min(storedLeft, UInt64(buffer.count))))
             storedLeft -= UInt64(chunk.count)
-            if chunk.isEmpty { finished = true; if storedLeft > 0 { throw HealthReadError("zip: cut off inside \(entryName)") } }
+            if chunk.isEmpty { finished = true; if storedLeft > 0 { throw FileReadError("zip: cut off inside \(entryName)") } }
             chunk.withUnsafeBytes { buffer.copyMemory(from: $0) }
             return chunk.count
         }
         while true {
-            if inputStart == inputEnd, try !refill() { throw HealthReadError("zip: cut off inside \(entryName)") }
+            if inputStart == inputEnd, try !refill() { throw FileReadError("zip: cut off inside \(entryName)") }
             let given = inputEnd - inputStart
             zstream.pointee.next_in = (input.baseAddress! + inputStart).assumingMemoryBound(to: UInt8.self)
             zstream.pointee.avail_in = UInt32(given)
@@ -187,7 +187,7 @@ final class ZipEntryStream: ByteStream {
             switch rc {
             case Z_STREAM_END: finished = true; return produced
             case Z_OK, Z_BUF_ERROR: if produced > 0 { return produced }
-            default: throw HealthReadError("zip: \(entryName) is damaged (zlib error \(rc))")
+            default: throw FileReadError("zip: \(entryName) is damaged (zlib error \(rc))")
             }
         }
     }

@@ -74,11 +74,11 @@ struct ColumnCSVTests {
     @Test func configErrorsNameTheColumn() {
         var settings = Self.daily
         settings.columns["steps"] = "Schritte"
-        #expect(throws: HealthReadError("the column Schritte (Column.steps) is not in the header")) {
+        #expect(throws: FileReadError("the column Schritte (Column.steps) is not in the header")) {
             _ = try read("daily-semicolon.csv", settings)
         }
         settings.columns = ["stepz": "Steps"]
-        #expect(throws: HealthReadError.self) { _ = try read("daily-semicolon.csv", settings) }
+        #expect(throws: FileReadError.self) { _ = try read("daily-semicolon.csv", settings) }
         #expect(!ColumnCSV.detect(name: "steps.csv", head: Array("Date,Steps\n".utf8)), "only chosen by the config")
     }
 
@@ -103,7 +103,7 @@ struct ColumnCSVTests {
         let named = try DateLayout("%d %b %y")
         #expect(named.parse("05 Jun 24") == WallTime(year: 2024, month: 6, day: 5))
         #expect(named.parse("05 September 99")?.year == 1999 && named.parse("05 Jux 24") == nil)
-        #expect(throws: HealthReadError.self) { _ = try DateLayout("%Y-%j") }
+        #expect(throws: FileReadError.self) { _ = try DateLayout("%Y-%j") }
         // Across the spring-forward night, a date's day is 23 hours long.
         let bounds = WallTime(year: 2024, month: 3, day: 31).dayBounds(in: Self.berlin)
         #expect(bounds.end - bounds.start == 23 * 3600 && bounds.offset == 3600)

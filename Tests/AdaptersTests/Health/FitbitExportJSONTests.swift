@@ -123,7 +123,7 @@ struct FitbitExportJSONTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let garbage = dir.appendingPathComponent("steps-2024-01-01.json").path
         try Data([0x00, 0xFF, 0x7B, 0x22]).write(to: URL(fileURLWithPath: garbage))
-        #expect(throws: HealthReadError.self) { try FitbitExportJSON.read(HealthInput(path: garbage), Self.berlin, into: HealthCollector()) }
+        #expect(throws: FileReadError.self) { try FitbitExportJSON.read(HealthInput(path: garbage), Self.berlin, into: HealthCollector()) }
         let odd = dir.appendingPathComponent("heart_rate-2024-01-01.json").path
         try Data("[1, \"x\", {\"dateTime\": 5}, {\"value\": }, {\"dateTime\":\"01/01/24 00:00:00\",\"value\":{\"bpm\":70}}]".utf8).write(to: URL(fileURLWithPath: odd))
         let out = HealthCollector()
@@ -132,6 +132,6 @@ struct FitbitExportJSONTests {
         #expect(out.badCount == 4)
         let renamed = dir.appendingPathComponent("export.json").path
         try Data("[{\"dateTime\":\"01/01/24 00:00:00\",\"value\":\"5\"}]".utf8).write(to: URL(fileURLWithPath: renamed))
-        #expect(throws: HealthReadError.self) { try FitbitExportJSON.read(HealthInput(path: renamed), Self.berlin, into: HealthCollector()) }
+        #expect(throws: FileReadError.self) { try FitbitExportJSON.read(HealthInput(path: renamed), Self.berlin, into: HealthCollector()) }
     }
 }

@@ -84,7 +84,7 @@ struct GadgetbridgeDatabaseTests {
             let db = try SQLiteDatabase(path: path)
             try db.execute("CREATE TABLE notes (body TEXT)")
             db.close()
-            let error = #expect(throws: HealthReadError.self) { try read(path) }
+            let error = #expect(throws: FileReadError.self) { try read(path) }
             #expect(error?.description == "an SQLite database without Gadgetbridge's DEVICE table")
         }
     }
@@ -110,7 +110,7 @@ struct GadgetbridgeDatabaseTests {
         try inTemporaryFolder { dir in
             let path = dir + "/Gadgetbridge.db"
             try Data(Array("SQLite format 3\0".utf8) + (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) }).write(to: URL(fileURLWithPath: path))
-            let error = #expect(throws: HealthReadError.self) { try read(path) }
+            let error = #expect(throws: FileReadError.self) { try read(path) }
             let text = error?.description ?? ""
             #expect(text.hasPrefix("not a readable Gadgetbridge database ("), "\(text)")
             #expect(!text.contains("\n"))
@@ -126,7 +126,7 @@ struct GadgetbridgeDatabaseTests {
             defer { try? holder.execute("ROLLBACK"); holder.close() }
             let clock = ContinuousClock()
             let started = clock.now
-            let error = #expect(throws: HealthReadError.self) { try read(path) }
+            let error = #expect(throws: FileReadError.self) { try read(path) }
             #expect(clock.now - started < .seconds(3), "the short busy timeout, not the state store's 15 s")
             #expect(error?.description.hasPrefix("the Gadgetbridge database is locked by another program (") == true, "\(String(describing: error))")
             #expect(error?.transient == true, "a locked database is tried again on the next scan")
@@ -134,6 +134,6 @@ struct GadgetbridgeDatabaseTests {
     }
 
     @Test func aMissingFileIsOneLine() {
-        #expect(throws: HealthReadError.self) { try read("/nonexistent/Gadgetbridge.db") }
+        #expect(throws: FileReadError.self) { try read("/nonexistent/Gadgetbridge.db") }
     }
 }

@@ -49,6 +49,6 @@ struct GoogleFitTakeoutJSONTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("google-fit-\(UUID().uuidString).json").path
         try Data("{\"Data Source\": \"x\", \"Points\": [1]}".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: HealthReadError.self) { try GoogleFitTakeoutJSON.read(HealthInput(path: path), FitbitExportJSONTests.berlin, into: HealthCollector()) }
+        #expect(throws: FileReadError.self) { try GoogleFitTakeoutJSON.read(HealthInput(path: path), FitbitExportJSONTests.berlin, into: HealthCollector()) }
     }
 }

@@ -103,7 +103,7 @@ struct HealthAutoExportJSONTests {
 
     @Test func aCutOffExportKeepsWhatCameBeforeTheCut() throws {
         let out = HealthCollector()
-        let error = #expect(throws: HealthReadError.self) {
+        let error = #expect(throws: FileReadError.self) {
             try HealthAutoExportJSON.read(HealthInput(path: Self.fixture("export-cut.json")), HealthSettings(), into: out)
         }
         #expect(error?.description == "cut off at line 29", "the adapter adds the file's name and that what came before is kept")
@@ -117,7 +117,7 @@ struct HealthAutoExportJSONTests {
         try read(bytes, chunk: .max, into: full)
         for length in 0..<bytes.lastIndex(of: UInt8(ascii: "}"))! {
             let out = HealthCollector()
-            #expect(throws: HealthReadError.self) { try read(Array(bytes[..<length]), into: out) }
+            #expect(throws: FileReadError.self) { try read(Array(bytes[..<length]), into: out) }
             #expect(out.samples == Array(full.samples.prefix(out.samples.count)), "cut at \(length)")
             #expect(out.workouts == Array(full.workouts.prefix(out.workouts.count)), "cut at \(length)")
         }

@@ -67,7 +67,7 @@ struct HealthSampleSpoolTests {
 
     @Test func aTemporaryFileThatCannotBeMadeFailsTransientlyAndWhatWasTakenIsStillHandedOn() throws {
         let spool = HealthSampleSpool(runBytes: 100, fanIn: 2, folder: "/nonexistent-\(UUID().uuidString)")
-        var failure: HealthReadError?
+        var failure: FileReadError?
         do { _ = try spool.take(chunk([9, 5, 1])) } catch { failure = error }
         #expect(failure?.transient == true, "the export is read again on the next scan: \(String(describing: failure))")
         var out: [StateRecord] = []

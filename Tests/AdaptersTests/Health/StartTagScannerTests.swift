@@ -57,6 +57,6 @@ struct StartTagScannerTests {
     }
 
     @Test func aMissingFileIsOneLine() {
-        #expect(throws: HealthReadError("cannot open: No such file or directory")) { try FileByteStream(path: "/nonexistent/export.xml") }
+        #expect(throws: FileReadError("cannot open: No such file or directory")) { try FileByteStream(path: "/nonexistent/export.xml") }
     }
 }

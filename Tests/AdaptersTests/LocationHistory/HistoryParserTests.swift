@@ -11,14 +11,14 @@ struct HistoryParserTests {
     }
 
     /// Everything `bytes` holds, read as its detected format, and the error that stopped it.
-    static func read(_ stream: any ByteStream) throws -> (HistoryFormat?, HistoryBatch, HealthReadError?) {
+    static func read(_ stream: any ByteStream) throws -> (HistoryFormat?, HistoryBatch, FileReadError?) {
         var reader = BlockReader(stream)
         guard let format = HistoryFormat.detect(reader.head(64 * 1024)) else { return (nil, HistoryBatch(), nil) }
         var parser = format.parser(reader), batch = HistoryBatch(), all = HistoryBatch()
-        var failure: HealthReadError?
+        var failure: FileReadError?
         var more = true
         while more {
-            do throws(HealthReadError) { more = try parser.read(into: &batch) } catch { failure = error; more = false }
+            do throws(FileReadError) { more = try parser.read(into: &batch) } catch { failure = error; more = false }
             all.points += batch.points; all.visits += batch.visits; all.activities += batch.activities
             batch.points = []; batch.visits = []; batch.activities = []
         }
@@ -26,7 +26,7 @@ struct HistoryParserTests {
         return (format, all, failure)
     }
 
-    static func read(bytes: [UInt8]) throws -> (HistoryFormat?, HistoryBatch, HealthReadError?) {
+    static func read(bytes: [UInt8]) throws -> (HistoryFormat?, HistoryBatch, FileReadError?) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("lh-\(UUID().uuidString)").path
         FileManager.default.createFile(atPath: path, contents: Data(bytes))
         defer { try? FileManager.default.removeItem(atPath: path) }
