@@ -1,4 +1,5 @@
 import FoundationEssentials
+import IngestCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,15 +35,9 @@ final class SpillFile: Sendable {
 
     /// Fills `buffer` from `offset`, short only at the end of the file.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Result<Int, FileReadError> {
-        var done = 0
-        while done < buffer.count {
-            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .failure(FileReadError("cannot read the samples' temporary sort file: \(String(cString: strerror(errno)))", transient: true)) }
-            if n == 0 { break }
-            done += n
-        }
-        return .success(done)
+        let (done, code) = FileSystem.readFully(fd, into: buffer, at: offset)
+        guard let code else { return .success(done) }
+        return .failure(FileReadError("cannot read the samples' temporary sort file: \(String(cString: strerror(code)))", transient: true))
     }
 }
 

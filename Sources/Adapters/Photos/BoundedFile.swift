@@ -1,4 +1,5 @@
 import Glibc
+import IngestCore
 
 /// The single owner of one read-only file descriptor, and the only place bytes leave the disk.
 ///
@@ -53,18 +54,11 @@ final class BoundedFile {
         // photo was a fifth of a full scan's CPU).
         var failure: PhotoReadError?
         let buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
-            var done = 0
-            while done < count {
-                let result = pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset + done))
-                if result > 0 {
-                    done += result
-                } else if result == 0 {
-                    failure = PhotoReadError("file ended at offset \((offset + done).hex) while reading; it shrank after it was opened")
-                    break
-                } else if errno != EINTR {
-                    failure = PhotoReadError.system("read failed at offset \((offset + done).hex)", errno: errno)
-                    break
-                }
+            let (done, code) = FileSystem.readFully(descriptor, into: UnsafeMutableRawBufferPointer(raw), at: Int64(offset))
+            if let code {
+                failure = PhotoReadError.system("read failed at offset \((offset + done).hex)", errno: code)
+            } else if done < count {
+                failure = PhotoReadError("file ended at offset \((offset + done).hex) while reading; it shrank after it was opened")
             }
             if failure != nil { raw.initialize(repeating: 0) }   // the array must be fully initialized even when dropped
             initialized = count

@@ -76,6 +76,17 @@ public enum FileSystem {
         return out
     }
 
+    /// Fills `buffer` from `offset` by `pread`, retrying interrupted calls: the bytes read (short
+    /// only where the file ends), and the errno of a read that failed after them.
+    public static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> (count: Int, errno: Int32?) {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n > 0 { done += n } else if n == 0 { break } else if errno != EINTR { return (done, errno) }
+        }
+        return (done, nil)
+    }
+
     public static func readText(_ path: String) throws(FileSystemError) -> String {
         String(decoding: try readBytes(path), as: UTF8.self)
     }
