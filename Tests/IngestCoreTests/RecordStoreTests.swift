@@ -105,6 +105,31 @@ struct RecordStoreTests {
         #expect(try records.records(in: "journal").map(\.value) == [[2, 3]])
     }
 
+    /// Records that collect values under one key (a merge given): a key written again, in a
+    /// later commit or twice in one, takes the merge of the values; one that leaves the stored
+    /// value as it was changes nothing. A shelf's groups are listed without their records.
+    @Test func aMergeCombinesAKeyWrittenAgainAndAnUnchangedResultChangesNothing() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        let records = AdapterRecords(store: store, space: shared)
+        // The value is a set of bytes: the union, sorted.
+        let union: RecordMerge = { written, stored in Array(Set(written.value + stored)).sorted() }
+        func commit(_ written: [StateRecord]) throws {
+            var changes = AnchorChanges()
+            changes.records = written
+            changes.merge = union
+            try store.commit(adapter: "health", source: "linux-health", items: [], anchor: changes, space: shared)
+        }
+        try commit([record("2024-06-01", 1, value: 3), record("2024-06-01", 1, value: 1), record("2024-06-02", 1, value: 5, shelf: 4)])
+        #expect(try records.group("2024-06-01").records == [StateRecord(group: "2024-06-01", key: [1, 1], value: [1, 3])])
+        #expect(try records.group("2024-06-01").changes == 1, "a key written twice in one commit is one new record")
+        try commit([record("2024-06-01", 1, value: 2)])
+        #expect(try records.group("2024-06-01").records.map(\.value) == [[1, 2, 3]] && records.group("2024-06-01").changes == 2)
+        try commit([record("2024-06-01", 1, value: 3), record("2024-06-02", 1, value: 5, shelf: 4)])
+        #expect(try records.group("2024-06-01").changes == 2 && records.group("2024-06-02").changes == 1, "nothing new: unchanged")
+        #expect(try records.groups(onShelf: 0) == ["2024-06-01"] && records.groups(onShelf: 4) == ["2024-06-02"])
+        #expect(try records.groups(onShelf: 5).isEmpty)
+    }
+
     @Test func orderedKeysSortAsTheirNumbersAndRoundTrip() {
         let numbers: [Double] = [-.infinity, -1e300, -2.5, -0.0, 0, 1e-300, 1, 1_717_225_200.25, 4e9, .infinity]
         let keys = numbers.map(StateRecord.orderedKey)

@@ -6,7 +6,8 @@ import Synchronization
 /// `Type=health`: health exports turned into `day`, `workout` and `sleep` items.
 ///
 /// Every sample read is kept in the state store, shared by all health instances and stored once
-/// however many exports repeat it (``HealthSampleCodec``). A day, its sleep and its workouts are
+/// however many exports repeat it, a day's of one kind and source packed in one record
+/// (``HealthSampleCodec``, ``HealthSamplePack``). A day, its sleep and its workouts are
 /// rolled up again only when new samples land in it, and an item goes out only when its version
 /// changed. Per file the anchor keeps size, mtime, inode, content hash and format: an unchanged
 /// export is not opened, and a CSV that only grew is read from where it ended.
@@ -72,6 +73,7 @@ public struct HealthAdapter: DeviceAdapter {
     public func doctorChecks() async -> [DoctorCheck] { DoctorCheck.paths(watchedPaths) }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
+        try await HealthAdapter.packSingleSamples(sink)
         let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: { !$0.hasPrefix(".") }, sink: sink)
         // Each file's record is a commit of its own, after its samples': it says they were read.
         var ledger = FileLedger(anchor: anchor, prefix: HealthAdapter.prefix, into: sink, itemsPerChunk: 1, entriesPerChunk: 1)
@@ -160,6 +162,7 @@ public struct HealthAdapter: DeviceAdapter {
         let settings = self.settings
         DispatchQueue.global().async {
             let spool = HealthSampleSpool()
+            var scattered = 0
             func handOn(_ records: [StateRecord]) throws(FileReadError) {
                 permits.wait()
                 if cancelled.load(ordering: .relaxed) { throw FileReadError("stopped") }
@@ -167,16 +170,18 @@ public struct HealthAdapter: DeviceAdapter {
             }
             let collector = HealthCollector { (samples, workouts) throws(FileReadError) in
                 // Encoded here: SQLite, on the other side, is the slower half.
-                let records = samples.map(HealthSampleCodec.stored) + workouts.map(HealthSampleCodec.stored)
-                if try !spool.take(records) { try handOn(HealthAdapter.byShelf(records)) }
+                let records = HealthSamplePack.records(samples) + workouts.map(HealthSampleCodec.stored)
+                if try spool.take(records) { scattered += samples.count + workouts.count } else { try handOn(HealthAdapter.byShelf(records)) }
             }
             var failure: FileReadError?
             do throws(FileReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
             do throws(FileReadError) { try collector.flushNow() } catch { failure = failure ?? error }
             // What came scattered goes to the store sorted, after what came in order (and before
             // the file's anchor): a cut-off file keeps it too.
-            if spool.count > 0 { Log.info("\(input.path): \(spool.count) samples came scattered over days and kinds; stored sorted") }
-            do throws(FileReadError) { try spool.drain(size: collector.chunkSize, handOn) } catch { failure = failure ?? error }
+            if scattered > 0 { Log.info("\(input.path): \(scattered) samples came scattered over days and kinds; stored sorted") }
+            do throws(FileReadError) {
+                try spool.drain(size: collector.chunkSize) { (records) throws(FileReadError) in try handOn(HealthSamplePack.coalesced(records)) }
+            } catch { failure = failure ?? error }
             result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
         }
@@ -186,6 +191,7 @@ public struct HealthAdapter: DeviceAdapter {
                 // read comes in a later, durable commit, whose fsync takes them along.
                 var changes = AnchorChanges()
                 changes.records = chunk
+                changes.merge = HealthSamplePack.merge
                 changes.durable = false
                 try await ledger.commit([], anchor: changes)
                 permits.signal()
@@ -234,15 +240,15 @@ public struct HealthAdapter: DeviceAdapter {
         let began = ContinuousClock.now
         var committer = ChunkCommitter(sink)
         let dirty = try sink.records.changedGroups()
-        // A batch ends at 128 days or 20 000 samples (a few MB): days of a minute-by-minute
-        // export hold thousands each.
+        // A batch ends at 128 days or 1 MB of packed samples (about 150 000, a few MB once
+        // decoded a day at a time on each core).
         func read(_ start: Int) -> Task<[(String, RecordGroup)], any Error> {
             Task {
-                var read: [(String, RecordGroup)] = [], samples = 0
+                var read: [(String, RecordGroup)] = [], bytes = 0
                 for bucket in dirty[start...] {
                     let group = try sink.records.group(bucket)
-                    read.append((bucket, group)); samples += group.records.count
-                    if read.count == 128 || samples >= 20_000 { break }
+                    read.append((bucket, group)); bytes += group.records.reduce(0) { $0 + $1.value.count }
+                    if read.count == 128 || bytes >= 1 << 20 { break }
                 }
                 return read
             }
@@ -297,8 +303,7 @@ public struct HealthAdapter: DeviceAdapter {
     /// One day's items that differ from what went out for it, tombstones for keys it lost, and
     /// what to remember as sent.
     static func rollUp(date: String, _ stored: RecordGroup, _ items: HealthItems) -> ([Item], SettledGroup) {
-        var decoder = HealthSampleCodec.Decoder()
-        let produced = items.items(date: date, stored.records.compactMap { decoder.decode($0) })
+        let produced = items.items(date: date, HealthSampleCodec.decode(group: stored.records))
         let sent = SentItems(stored.settled)
         var now = SentItems()
         var queued: [Item] = []

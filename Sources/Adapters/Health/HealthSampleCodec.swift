@@ -1,25 +1,17 @@
 import FoundationEssentials
 import IngestCore
 
-/// Samples and workouts as the state store keeps them, in two parts. The key is what a sample
-/// is — kind, times (so that a kind's samples sort by time), offset, source, and for a workout
-/// its activity — and is stored once, so the same sample read from two exports counts once. The
-/// value is what it measured; the same key read again with another value (a corrected row)
-/// replaces it. Grouped by the local day they count toward, shelved by kind.
+/// Samples and workouts as the state store keeps them, grouped by the local day they count
+/// toward. A workout is a record of its own on shelf 0: its key is what it is (times, offset,
+/// activity, source), its value what it measured, so the same workout read from two exports
+/// counts once and a corrected one replaces it. Samples are packed, a day's of one kind and
+/// source in one record (``HealthSamplePack``); stores written before kept one record per
+/// sample on the kind's shelf, key `1, kind, daily, start, end, offset, source` (read here,
+/// packed by ``HealthAdapter/packSingleSamples(_:)``).
 enum HealthSampleCodec {
     enum Record: Sendable, Equatable {
         case sample(HealthSample)
         case workout(HealthWorkout)
-    }
-
-    static func stored(_ sample: HealthSample) -> StateRecord {
-        var key = Writer(), value = Writer()
-        key.byte(1); key.byte(kindCode(sample.kind)); key.byte(sample.daily ? 1 : 0)
-        key.time(sample.start); key.time(sample.end); key.int32(sample.offset); key.string(sample.source)
-        value.byte((sample.low != nil ? 1 : 0) | (sample.high != nil ? 2 : 0)); value.double(sample.value)
-        if let low = sample.low { value.double(low) }
-        if let high = sample.high { value.double(high) }
-        return StateRecord(group: sample.day, shelf: kindCode(sample.kind), key: key.bytes, value: value.bytes)
     }
 
     static func stored(_ workout: HealthWorkout) -> StateRecord {
@@ -42,6 +34,59 @@ enum HealthSampleCodec {
                 stored.value.withUnsafeBytes { value in HealthSampleCodec.decode(key, value, names: &names) }
             }
         }
+    }
+
+    /// A day's records as its samples and workouts, in the order single records came back from
+    /// the store: workouts, then samples by kind, daily-ness, start, end, offset and source, so
+    /// that figures summed in that order come out to the same bits as before packs. Records
+    /// this version did not write are left out.
+    static func decode(group records: [StateRecord]) -> [Record] {
+        var out: [Record] = []
+        var decoder = Decoder()
+        var packs: [(shelf: UInt8, key: [UInt8], entries: [HealthSamplePack.Entry])] = []
+        for r in records {
+            if r.key.first != HealthSamplePack.keyTag {
+                if let record = decoder.decode(r) { out.append(record) }
+            } else if r.key.count >= 4, r.shelf >= HealthSamplePack.shelfOffset, let entries = HealthSamplePack.decode(r.value) {
+                packs.append((r.shelf, r.key, entries))
+            }
+        }
+        packs.sort { $0.shelf != $1.shelf ? $0.shelf < $1.shelf : $0.key.lexicographicallyPrecedes($1.key) }
+        var first = 0
+        while first < packs.count {
+            var end = first + 1
+            while end < packs.count, packs[end].shelf == packs[first].shelf, packs[end].key[1] == packs[first].key[1] { end += 1 }
+            if let kind = kind(packs[first].shelf - HealthSamplePack.shelfOffset) {
+                out += interleaved(packs[first..<end].map { ($0.entries, source(inKey: $0.key)) }, kind: kind, daily: packs[first].key[1] != 0)
+            }
+            first = end
+        }
+        return out
+    }
+
+    /// The samples of one kind's packs (sources in key order) merged by time; on a tie the
+    /// source that sorts first, as its key bytes did.
+    private static func interleaved(_ packs: [([HealthSamplePack.Entry], String)], kind: HealthSample.Kind, daily: Bool) -> [Record] {
+        var next = [Int](repeating: 0, count: packs.count)
+        var out: [Record] = []
+        out.reserveCapacity(packs.reduce(0) { $0 + $1.0.count })
+        while true {
+            var least = -1
+            for (p, pack) in packs.enumerated() where next[p] < pack.0.count {
+                if least < 0 || pack.0[next[p]].order < packs[least].0[next[least]].order { least = p }
+            }
+            guard least >= 0 else { return out }
+            let e = packs[least].0[next[least]]
+            next[least] += 1
+            out.append(.sample(HealthSample(kind: kind, start: e.start, end: e.end, offset: Int(e.offset), value: e.value,
+                                            source: packs[least].1, low: e.low, high: e.high, daily: daily)))
+        }
+    }
+
+    /// The source of a pack's key (`3, daily, length (2 bytes, little-endian), UTF-8`).
+    private static func source(inKey key: [UInt8]) -> String {
+        let count = min(Int(key[2]) | Int(key[3]) << 8, key.count - 4)
+        return String(decoding: key[4..<(4 + count)], as: UTF8.self)
     }
 
     private static func decode(_ keyBytes: UnsafeRawBufferPointer, _ valueBytes: UnsafeRawBufferPointer, names: inout [([UInt8], String)]) -> Record? {
@@ -69,19 +114,22 @@ enum HealthSampleCodec {
         }
     }
 
+    /// The shelves of the single-sample records of the layout before packs: one per kind.
+    static let singleSampleShelves: [UInt8] = plainKinds.map(kindCode) + HealthSample.SleepStage.allCases.map { kindCode(.sleep($0)) }
+
     private static let plainKinds: [HealthSample.Kind] = [.steps, .activeEnergy, .basalEnergy, .heartRate, .restingHeartRate, .hrv]
 
-    private static func kindCode(_ kind: HealthSample.Kind) -> UInt8 {
+    static func kindCode(_ kind: HealthSample.Kind) -> UInt8 {
         if case .sleep(let stage) = kind { return 16 + UInt8(HealthSample.SleepStage.allCases.firstIndex(of: stage)!) }
         return 1 + UInt8(plainKinds.firstIndex(of: kind)!)
     }
 
-    private static func kind(_ code: UInt8) -> HealthSample.Kind? {
+    static func kind(_ code: UInt8) -> HealthSample.Kind? {
         if code >= 16 { let i = Int(code) - 16; return i < HealthSample.SleepStage.allCases.count ? .sleep(HealthSample.SleepStage.allCases[i]) : nil }
         return code >= 1 && Int(code) <= plainKinds.count ? plainKinds[Int(code) - 1] : nil
     }
 
-    private struct Writer {
+    struct Writer {
         var bytes: [UInt8] = []
         init() { bytes.reserveCapacity(64) }
         mutating func byte(_ b: UInt8) { bytes.append(b) }

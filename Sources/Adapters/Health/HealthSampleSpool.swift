@@ -3,9 +3,10 @@ import FoundationEssentials
 import IngestCore
 
 /// Samples that arrive scattered over the store's groups and shelves (a shuffled export) would,
-/// stored one chunk at a time, rewrite nearly a page of the store per sample and chunk. From the
-/// first such chunk on, they are sorted instead (an external merge sort) and handed on at the end
-/// of the file in (shelf, group, key) order, so the store takes them one page after another.
+/// stored one chunk at a time, make a few-sample pack per day and kind in every chunk, each
+/// merged into the stored one again and again. From the first such chunk on, the chunks' packs
+/// are sorted instead (an external merge sort) and handed on at the end of the file in (shelf,
+/// group, key) order, a key's packs one after another, so each day's pack is written about once.
 ///
 /// They are packed into runs of `runBytes` (``PackedRun``); a full run is sorted and written to
 /// an unlinked temporary file (``SpillFile``) on another thread while the next one fills, so the
@@ -13,8 +14,6 @@ import IngestCore
 /// are merged. Memory stays at about two runs whatever the size of the file: past `fanIn` runs,
 /// they are first merged `fanIn` at a time into longer ones.
 final class HealthSampleSpool {
-    /// Records spooled so far.
-    private(set) var count = 0
     /// Per shelf, the latest group this file has reached.
     private var reached = [String?](repeating: nil, count: StateRecord.shelfCount)
     private let runBytes: Int, fanIn: Int, folder: String
@@ -46,7 +45,6 @@ final class HealthSampleSpool {
             filling.append(record)
             if filling.bytes.count >= runBytes { try spill() }
         }
-        count += records.count
         return true
     }
 

@@ -4,7 +4,7 @@ import IngestCore
 import Glibc
 #endif
 
-/// A record as ``HealthSampleSpool`` packs it, about 70 bytes for a sample: its shelf, the byte
+/// A record as ``HealthSampleSpool`` lays it out: its shelf, the byte
 /// lengths of group, key and value (LEB128), then those bytes. Records compare as the store's
 /// primary key does (shelf, then group and key bytewise, a shorter prefix first).
 enum PackedRecord {

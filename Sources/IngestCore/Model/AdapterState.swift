@@ -53,6 +53,12 @@ public struct SettledGroup: Sendable {
     public init(state: [UInt8], changes: Int64) { self.state = state; self.changes = changes }
 }
 
+/// How a record written under a key that is stored already (or written before in the same
+/// commit) combines with the value there: `written` and the value it meets in, the value to
+/// keep out. For records that collect many things under one key (a day's samples of one
+/// kind); without one, the written value replaces the stored one.
+public typealias RecordMerge = @Sendable (_ written: StateRecord, _ stored: [UInt8]) -> [UInt8]
+
 /// Records of one group whose keys sort below `key` (bytewise): dropped by a commit.
 public struct RecordCutoff: Sendable {
     public var group: String
@@ -81,6 +87,12 @@ public struct AdapterRecords: Sendable {
     /// The records of one group's `shelf` from `key` on, in key order.
     public func records(in group: String, shelf: UInt8 = 0, from key: [UInt8] = []) throws -> [StateRecord] {
         try store.records(in: group, shelf: shelf, from: key, space: checkedSpace())
+    }
+
+    /// The groups that hold records on `shelf`, in name order: an adapter finds records of an
+    /// older layout of its own so.
+    public func groups(onShelf shelf: UInt8) throws -> [String] {
+        try store.groups(onShelf: shelf, space: checkedSpace())
     }
 
     private func checkedSpace() throws -> String {

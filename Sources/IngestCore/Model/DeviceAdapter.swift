@@ -81,6 +81,8 @@ public struct AnchorChanges: Sendable {
     public var removals: Set<String>
     /// Records to keep (see ``StateRecord``): new ones are added, known keys take the new value.
     public var records: [StateRecord] = []
+    /// How records written again combine with the stored ones (nil: they replace them).
+    public var merge: RecordMerge?
     /// Records to drop, by group and key.
     public var cutoffs: [RecordCutoff] = []
     /// Groups derived again by this commit.

@@ -13,7 +13,7 @@ extension StateStore {
     func applyRecords(_ changes: AnchorChanges, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
         // Records of one group come together (an input read in order): each run is stored by
         // statements of up to 32 rows, and adds to its group's counter once.
-        let records = changes.records
+        let records = try changes.merge.map { (merge) throws(SQLiteError) in try merged(changes.records, by: merge, space: space, c) } ?? changes.records
         var gained: [(group: String, added: Int)] = []
         var bytes: [UInt8] = [], blobs: [(index: Int32, range: Range<Int>)] = []
         var start = 0
@@ -60,6 +60,27 @@ extension StateStore {
         }
     }
 
+    /// `records` with each one whose key is stored already, or written before in this commit,
+    /// merged into the value there, in the order of their keys' first writes; those that leave
+    /// the stored value as it was are dropped.
+    private func merged(_ records: [StateRecord], by merge: RecordMerge, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) -> [StateRecord] {
+        struct ID: Hashable { var group: String, shelf: UInt8, key: [UInt8] }
+        var out: [(record: StateRecord, stored: [UInt8]?)] = []
+        var place: [ID: Int] = [:]
+        for record in records {
+            let id = ID(group: record.group, shelf: record.shelf, key: record.key)
+            if let at = place[id] { out[at].record.value = merge(record, out[at].record.value); continue }
+            var stored: [UInt8]?
+            try c.query("SELECT value FROM records WHERE space = ? AND shelf = ? AND grp = ? AND key = ?",
+                        [.text(space), .int(Int64(record.shelf)), .text(record.group), .blob(record.key)]) { r in stored = r.blob(0); return false }
+            var kept = record
+            if let stored { kept.value = merge(record, stored) }
+            place[id] = out.count
+            out.append((kept, stored))
+        }
+        return out.compactMap { $0.record.value == $0.stored ? nil : $0.record }
+    }
+
     /// The upserts of 1 … 32 records of one group: `?1` is the space, `?2` the group, then shelf,
     /// key and value per row. Rows share a statement's overhead (step, reset), which for small
     /// rows costs about as much as the row itself.
@@ -71,6 +92,21 @@ extension StateStore {
 
     /// `0, 1, …` for a query's `IN (…)`: one index seek per shelf.
     private static let shelves = (0..<StateRecord.shelfCount).map(String.init).joined(separator: ", ")
+
+    /// One index seek per group: a shelf's groups without reading their records.
+    func groups(onShelf shelf: UInt8, space: String) throws(StoreError) -> [String] {
+        try read { (c) throws(SQLiteError) -> [String] in
+            var out: [String] = []
+            while true {
+                var next: String?
+                let binds: [SQLValue] = [.text(space), .int(Int64(shelf))] + (out.last.map { [.text($0)] } ?? [])
+                try c.query("SELECT grp FROM records WHERE space = ? AND shelf = ?" + (out.isEmpty ? "" : " AND grp > ?") + " ORDER BY grp LIMIT 1",
+                            binds) { r in next = r.text(0); return false }
+                guard let next else { return out }
+                out.append(next)
+            }
+        }
+    }
 
     func changedGroups(space: String) throws(StoreError) -> [String] {
         try read { (c) throws(SQLiteError) -> [String] in
