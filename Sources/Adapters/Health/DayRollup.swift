@@ -81,14 +81,22 @@ struct DayRollup {
             // Only daily figures: the preferred source's.
             return all.min { (rank($0.source), $0.source) < (rank($1.source), $1.source) }?.value
         }
-        // Sources in priority order (each source's rank is matched once, not per comparison).
-        let bySource = Dictionary(grouping: samples, by: \.source)
-        let sources = bySource.keys.map { ($0, rank($0)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
+        // Sources in priority order (each source's rank is matched once, not per comparison). A
+        // day has a few: each sample's is found along the list, not hashed.
+        var bySource: [(source: String, samples: [HealthSample])] = []
+        var last = 0
+        for s in samples {
+            if last < bySource.count, bySource[last].source == s.source { bySource[last].samples.append(s); continue }
+            last = bySource.firstIndex { $0.source == s.source } ?? bySource.count
+            if last == bySource.count { bySource.append((s.source, [])) }
+            bySource[last].samples.append(s)
+        }
+        let sources = bySource.map { ($0, rank($0.source)) }.sorted { ($0.1, $0.0.source) < ($1.1, $1.0.source) }.map(\.0.samples)
         var total = 0.0
         var taken: [(Double, Double)] = []           // intervals of sources already counted, merged
-        for source in sources {
+        for samples in sources {
             var mine: [(Double, Double)] = []
-            for s in bySource[source]! {
+            for s in samples {
                 let length = s.end - s.start
                 if length <= 0 {
                     if !DayRollup.covers(taken, s.start) { total += s.value }

@@ -152,57 +152,80 @@ public struct HealthAdapter: DeviceAdapter {
         var failure: FileReadError?
     }
 
-    /// Runs the reader on its own thread and queues its chunks as they come: SQLite stores one
-    /// chunk while the next is parsed, and at most two wait in memory.
+    /// Runs the reader on its own thread and packs and stores its chunks here as they come, on
+    /// another core: a chunk is packed while the next is parsed and the one before is stored,
+    /// and at most two wait in memory.
     private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into ledger: inout FileLedger<some ItemSink>) async throws -> Outcome {
-        let (chunks, continuation) = AsyncStream<[StateRecord]>.makeStream()
+        let (chunks, continuation) = AsyncStream<([HealthSample], [HealthWorkout])>.makeStream()
         let permits = DispatchSemaphore(value: 2)
         let cancelled = Atomic<Bool>(false)
         let result = Locked(Outcome())
         let settings = self.settings
         DispatchQueue.global().async {
-            let spool = HealthSampleSpool()
-            var scattered = 0
-            func handOn(_ records: [StateRecord]) throws(FileReadError) {
+            let collector = HealthCollector { (samples, workouts) throws(FileReadError) in
                 permits.wait()
                 if cancelled.load(ordering: .relaxed) { throw FileReadError("stopped") }
-                continuation.yield(records)
-            }
-            let collector = HealthCollector { (samples, workouts) throws(FileReadError) in
-                // Encoded here: SQLite, on the other side, is the slower half.
-                let records = HealthSamplePack.records(samples) + workouts.map(HealthSampleCodec.stored)
-                if try spool.take(records) { scattered += samples.count + workouts.count } else { try handOn(HealthAdapter.byShelf(records)) }
+                continuation.yield((samples, workouts))
             }
             var failure: FileReadError?
             do throws(FileReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
             do throws(FileReadError) { try collector.flushNow() } catch { failure = failure ?? error }
-            // What came scattered goes to the store sorted, after what came in order (and before
-            // the file's anchor): a cut-off file keeps it too.
-            if scattered > 0 { Log.info("\(input.path): \(scattered) samples came scattered over days and kinds; stored sorted") }
-            do throws(FileReadError) {
-                try spool.drain(size: collector.chunkSize) { (records) throws(FileReadError) in try handOn(HealthSamplePack.coalesced(records)) }
-            } catch { failure = failure ?? error }
             result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
             continuation.finish()
         }
+        let spool = HealthSampleSpool()
+        var scattered = 0
+        var spoolFailure: FileReadError?
         do {
-            for await chunk in chunks {
-                // Samples alone can be read again from the export: the anchor that says it was
-                // read comes in a later, durable commit, whose fsync takes them along.
-                var changes = AnchorChanges()
-                changes.records = chunk
-                changes.merge = HealthSamplePack.merge
-                changes.durable = false
-                try await ledger.commit([], anchor: changes)
-                permits.signal()
+            for await (samples, workouts) in chunks {
+                defer { permits.signal() }
+                guard spoolFailure == nil else { continue }
+                let records = HealthSamplePack.records(samples) + workouts.map(HealthSampleCodec.stored)
+                do throws(FileReadError) {
+                    if try spool.take(records) { scattered += samples.count + workouts.count; continue }
+                } catch {
+                    spoolFailure = error                    // what was taken is still stored, the file read again next scan
+                    cancelled.store(true, ordering: .relaxed)
+                    continue
+                }
+                try await HealthAdapter.store(HealthAdapter.byShelf(records), into: &ledger)
             }
+            // What came scattered goes to the store sorted, after what came in order (and before
+            // the file's anchor): a cut-off file keeps it too.
+            if scattered > 0 { Log.info("\(input.path): \(scattered) samples came scattered over days and kinds; stored sorted") }
+            if let failure = try await HealthAdapter.storeSorted(spool, into: &ledger) { spoolFailure = spoolFailure ?? failure }
         } catch {
             cancelled.store(true, ordering: .relaxed)
             permits.signal(); permits.signal()
             for await _ in chunks { permits.signal() }      // let the reader stop
             throw error
         }
-        return result.withLock { $0 }
+        var outcome = result.withLock { $0 }
+        outcome.failure = spoolFailure ?? outcome.failure
+        return outcome
+    }
+
+    /// Stores what `spool` took, in its order; what went wrong with the spool, if anything.
+    private static func storeSorted(_ spool: HealthSampleSpool, into ledger: inout FileLedger<some ItemSink>) async throws -> FileReadError? {
+        var sorted: HealthSampleSpool.SortedRecords?
+        do throws(FileReadError) { sorted = try spool.sorted() } catch { return error }
+        while sorted != nil {
+            let records: [StateRecord]
+            do throws(FileReadError) { records = try sorted?.next(HealthCollector.defaultChunkSize) ?? [] } catch { return error }
+            if records.isEmpty { break }
+            try await store(HealthSamplePack.coalesced(records), into: &ledger)
+        }
+        return nil
+    }
+
+    /// Samples alone can be read again from the export: the anchor that says it was read comes
+    /// in a later, durable commit, whose fsync takes them along.
+    private static func store(_ records: [StateRecord], into ledger: inout FileLedger<some ItemSink>) async throws {
+        var changes = AnchorChanges()
+        changes.records = records
+        changes.merge = HealthSamplePack.merge
+        changes.durable = false
+        try await ledger.commit([], anchor: changes)
     }
 
     /// `records` shelf by shelf, each shelf's in the order read (a key read twice keeps its later

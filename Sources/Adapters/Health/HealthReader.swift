@@ -77,7 +77,10 @@ final class HealthCollector {
     private let flush: (([HealthSample], [HealthWorkout]) throws(FileReadError) -> Void)?
 
     /// - Parameter flush: takes each full chunk; without one, everything stays in `samples` and `workouts`.
-    init(chunkSize: Int = 20_000, flush: (([HealthSample], [HealthWorkout]) throws(FileReadError) -> Void)? = nil) {
+    /// Samples per chunk unless told otherwise: a few MB.
+    static let defaultChunkSize = 20_000
+
+    init(chunkSize: Int = defaultChunkSize, flush: (([HealthSample], [HealthWorkout]) throws(FileReadError) -> Void)? = nil) {
         self.chunkSize = chunkSize; self.flush = flush
     }
 

@@ -48,11 +48,11 @@ final class HealthSampleSpool {
         return true
     }
 
-    /// Hands on what was spooled in chunks of `size`, in (shelf, group, key) order; a key
-    /// spooled twice comes in the order it was read.
-    func drain(size: Int, _ body: ([StateRecord]) throws(FileReadError) -> Void) throws(FileReadError) {
-        guard spooling else { return }
-        writing.wait()
+    /// What was spooled, merged in (shelf, group, key) order, a key spooled twice in the order
+    /// it was read; nil when nothing was. Takes nothing more after.
+    func sorted() throws(FileReadError) -> SortedRecords? {
+        guard spooling else { return nil }
+        writing.wait()                  // the last run is written
         defer { writing.signal() }
         try writeFailure.withLock { (failure) throws(FileReadError) in if let failure { throw failure } }
         while spilled.count >= fanIn { try mergeLevel() }
@@ -60,19 +60,25 @@ final class HealthSampleSpool {
         filling = PackedRun(capacity: 0)
         var cursors = spilled.map { RunCursor(file!, $0, window: HealthSampleSpool.window) }
         spilled = []
+        spooling = false
         if !last.isEmpty { cursors.append(RunCursor(last)) }
-        var merge = try RunMerge(cursors)
-        var chunk: [StateRecord] = []
-        chunk.reserveCapacity(size)
-        while let top = merge.top {
-            chunk.append(top.withRecord(PackedRecord.stateRecord))
-            try merge.pop()
-            if chunk.count >= size {
-                try body(chunk)
-                chunk.removeAll(keepingCapacity: true)
+        return SortedRecords(merge: try RunMerge(cursors))
+    }
+
+    /// The spooled records in order, a chunk at a time.
+    struct SortedRecords {
+        fileprivate var merge: RunMerge
+
+        /// The next `size` records at most; none at the end.
+        mutating func next(_ size: Int) throws(FileReadError) -> [StateRecord] {
+            var chunk: [StateRecord] = []
+            chunk.reserveCapacity(size)
+            while chunk.count < size, let top = merge.top {
+                chunk.append(top.withRecord(PackedRecord.stateRecord))
+                try merge.pop()
             }
+            return chunk
         }
-        if !chunk.isEmpty { try body(chunk) }
     }
 
     /// Hands the full run to another thread to be sorted and written, once the one before is written.

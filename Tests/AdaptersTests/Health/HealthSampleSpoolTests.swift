@@ -15,6 +15,14 @@ struct HealthSampleSpoolTests {
         days.flatMap { day in (0..<10).flatMap { key in (1...3).map { shelf in record(day, shelf, UInt8(key), value: value) } } }
     }
 
+    /// What the spool hands on at the end, in chunks of at most `size`.
+    func drain(_ spool: HealthSampleSpool, size: Int) throws -> [[StateRecord]] {
+        guard var sorted = try spool.sorted() else { return [] }
+        var chunks: [[StateRecord]] = []
+        while case let chunk = try sorted.next(size), !chunk.isEmpty { chunks.append(chunk) }
+        return chunks
+    }
+
     @Test func chunksInTimeOrderAreStoredAsTheyCome() throws {
         let spool = HealthSampleSpool()
         // A day may go on into the next chunk, across kinds interleaved.
@@ -30,7 +38,7 @@ struct HealthSampleSpoolTests {
         #expect(try spool.take([record(1, 2, 4, value: 2)]))
         var out: [StateRecord] = []
         var sizes: [Int] = []
-        try spool.drain(size: 25) { out += $0; sizes.append($0.count) }
+        for chunk in try drain(spool, size: 25) { out += chunk; sizes.append(chunk.count) }
         #expect(out.count == 121 && sizes.allSatisfy { $0 <= 25 })
         let order = out.map { ($0.shelf, $0.group, $0.key) }
         #expect(zip(order, order.dropFirst()).allSatisfy { a, b in (a.0, a.1) < (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && !b.2.lexicographicallyPrecedes(a.2)) })
@@ -53,8 +61,7 @@ struct HealthSampleSpoolTests {
             taken += records
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "the temporary file is unlinked as soon as it is made")
-        var out: [StateRecord] = []
-        try spool.drain(size: 64) { out += $0 }
+        let out = try drain(spool, size: 64).flatMap { $0 }
         let expected = taken.enumerated().sorted { a, b in
             let x = (a.element.shelf, a.element.group), y = (b.element.shelf, b.element.group)
             if x != y { return x < y }
@@ -69,8 +76,7 @@ struct HealthSampleSpoolTests {
         var failure: FileReadError?
         do { _ = try spool.take(chunk([9, 5, 1])) } catch { failure = error }
         #expect(failure?.transient == true, "the export is read again on the next scan: \(String(describing: failure))")
-        var out: [StateRecord] = []
-        try spool.drain(size: 100) { out += $0 }
+        let out = try drain(spool, size: 100).flatMap { $0 }
         #expect(!out.isEmpty && out.map(\.shelf) == out.map(\.shelf).sorted(), "the records packed before it, sorted")
     }
 }
