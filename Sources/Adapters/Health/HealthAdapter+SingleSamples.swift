@@ -15,9 +15,7 @@ extension HealthAdapter {
         var committer = ChunkCommitter(sink)
         var changes = AnchorChanges()
         for (i, day) in days.sorted().enumerated() {
-            let samples = HealthSampleCodec.decode(group: try sink.records.group(day).records).compactMap { record -> HealthSample? in
-                if case .sample(let s) = record { s } else { nil }
-            }
+            let samples = HealthSampleCodec.decode(group: try sink.records.group(day).records).samples
             changes.records += HealthSamplePack.records(samples, group: day)
             // Keys below 2 are the single records (1); workouts (2) and packs (3) stay.
             changes.cutoffs.append(RecordCutoff(group: day, below: [2]))

@@ -78,8 +78,9 @@ enum HealthAutoExportJSON: HealthReader {
         /// A stream of the same file from an offset, to read a metric's `data` once its name is known.
         let reopen: (Int64) throws(FileReadError) -> any ByteStream
         var sawData = false
-        /// Sources repeat point after point: the last one's bytes and text, so most points make no `String`.
-        var lastSource: (bytes: [UInt8], text: String)?
+        /// Sources repeat point after point (a few take turns): the last four's bytes and text, so
+        /// most points make no `String`, and a day's points of one source share one.
+        var recentSources: [(bytes: [UInt8], text: String)] = []
 
         init(s: consuming JSONScanner, out: HealthCollector, reopen: @escaping (Int64) throws(FileReadError) -> any ByteStream) {
             self.s = s; self.out = out; self.reopen = reopen
@@ -290,12 +291,13 @@ enum HealthAutoExportJSON: HealthReader {
         private mutating func source() throws -> String? {
             guard try s.peek() == .string else { try s.skipValue(); return nil }
             let (range, escaped) = try s.stringRange()
-            if let last = lastSource, last.bytes.count == range.count,
-               s.withBytes(range, { memcmp($0.baseAddress!, last.bytes, range.count) == 0 }) {
-                return last.text
+            let known = s.withBytes(range) { bytes in
+                recentSources.firstIndex { $0.bytes.count == bytes.count && memcmp(bytes.baseAddress!, $0.bytes, bytes.count) == 0 }
             }
+            if let known { return recentSources[known].text }
             let text = s.decode(range, escaped: escaped)
-            lastSource = (s.withBytes(range) { Array($0) }, text)
+            if recentSources.count == 4 { recentSources.removeFirst() }
+            recentSources.append((s.withBytes(range) { Array($0) }, text))
             return text
         }
     }

@@ -8,19 +8,12 @@ struct HealthItems {
     var rollup: DayRollup
 
     /// The items of the day `date`, from the samples and workouts that count toward it.
-    func items(date: String, _ records: [HealthSampleCodec.Record]) -> [Item] {
-        var samples: [HealthSample] = []
-        var workouts: [HealthWorkout] = []
-        for record in records {
-            switch record {
-            case .sample(let s): samples.append(s)
-            case .workout(let w): workouts.append(w)
-            }
-        }
+    func items(date: String, _ stored: HealthSampleCodec.Day) -> [Item] {
+        let samples = stored.samples
         var items: [Item] = []
         if !samples.isEmpty, case let day = rollup.day(date, samples), day.hasFigures { items.append(dayItem(day)) }
         items += sleepSessions(samples).map(sleepItem)
-        items += workoutItems(workouts)
+        items += workoutItems(stored.workouts)
         return items
     }
 

@@ -14,6 +14,12 @@ enum HealthSampleCodec {
         case workout(HealthWorkout)
     }
 
+    /// What a day's records hold.
+    struct Day: Equatable {
+        var samples: [HealthSample] = []
+        var workouts: [HealthWorkout] = []
+    }
+
     static func stored(_ workout: HealthWorkout) -> StateRecord {
         var key = Writer(), value = Writer()
         key.byte(2); key.time(workout.start); key.time(workout.end); key.int32(workout.offset)
@@ -40,13 +46,17 @@ enum HealthSampleCodec {
     /// the store: workouts, then samples by kind, daily-ness, start, end, offset and source, so
     /// that figures summed in that order come out to the same bits as before packs. Records
     /// this version did not write are left out.
-    static func decode(group records: [StateRecord]) -> [Record] {
-        var out: [Record] = []
+    static func decode(group records: [StateRecord]) -> Day {
+        var out = Day()
         var decoder = Decoder()
         var packs: [(shelf: UInt8, key: [UInt8], entries: [HealthSamplePack.Entry])] = []
         for r in records {
             if r.key.first != HealthSamplePack.keyTag {
-                if let record = decoder.decode(r) { out.append(record) }
+                switch decoder.decode(r) {
+                case .sample(let s): out.samples.append(s)
+                case .workout(let w): out.workouts.append(w)
+                case nil: break
+                }
             } else if r.key.count >= 4, r.shelf >= HealthSamplePack.shelfOffset, let entries = HealthSamplePack.decode(r.value) {
                 packs.append((r.shelf, r.key, entries))
             }
@@ -57,7 +67,7 @@ enum HealthSampleCodec {
             var end = first + 1
             while end < packs.count, packs[end].shelf == packs[first].shelf, packs[end].key[1] == packs[first].key[1] { end += 1 }
             if let kind = kind(packs[first].shelf - HealthSamplePack.shelfOffset) {
-                out += interleaved(packs[first..<end].map { ($0.entries, source(inKey: $0.key)) }, kind: kind, daily: packs[first].key[1] != 0)
+                interleave(packs[first..<end].map { ($0.entries, source(inKey: $0.key)) }, kind: kind, daily: packs[first].key[1] != 0, into: &out.samples)
             }
             first = end
         }
@@ -66,20 +76,19 @@ enum HealthSampleCodec {
 
     /// The samples of one kind's packs (sources in key order) merged by time; on a tie the
     /// source that sorts first, as its key bytes did.
-    private static func interleaved(_ packs: [([HealthSamplePack.Entry], String)], kind: HealthSample.Kind, daily: Bool) -> [Record] {
+    private static func interleave(_ packs: [([HealthSamplePack.Entry], String)], kind: HealthSample.Kind, daily: Bool, into out: inout [HealthSample]) {
         var next = [Int](repeating: 0, count: packs.count)
-        var out: [Record] = []
-        out.reserveCapacity(packs.reduce(0) { $0 + $1.0.count })
+        out.reserveCapacity(out.count + packs.reduce(0) { $0 + $1.0.count })
         while true {
             var least = -1
             for (p, pack) in packs.enumerated() where next[p] < pack.0.count {
                 if least < 0 || pack.0[next[p]].order < packs[least].0[next[least]].order { least = p }
             }
-            guard least >= 0 else { return out }
+            guard least >= 0 else { return }
             let e = packs[least].0[next[least]]
             next[least] += 1
-            out.append(.sample(HealthSample(kind: kind, start: e.start, end: e.end, offset: Int(e.offset), value: e.value,
-                                            source: packs[least].1, low: e.low, high: e.high, daily: daily)))
+            out.append(HealthSample(kind: kind, start: e.start, end: e.end, offset: Int(e.offset), value: e.value,
+                                    source: packs[least].1, low: e.low, high: e.high, daily: daily))
         }
     }
 

@@ -38,15 +38,14 @@ enum HealthSamplePack {
         struct ID: Hashable { var day: Int, kind: UInt8, daily: Bool, source: String }
         var place: [ID: Int] = [:]
         var packs: [(id: ID, entries: [Entry])] = []
-        var last: (id: ID, at: Int)?
         for s in samples {
             let id = ID(day: group == nil ? s.dayNumber : 0, kind: HealthSampleCodec.kindCode(s.kind), daily: s.daily, source: s.source)
             let entry = Entry(start: s.start, end: s.end, offset: Int32(clamping: s.offset), value: s.value, low: s.low, high: s.high)
-            if let last, last.id == id { packs[last.at].entries.append(entry); continue }
+            // Sources take turns within a kind and day: the last few packs are looked at before the table.
+            if let at = packs.indices.suffix(4).last(where: { packs[$0].id == id }) { packs[at].entries.append(entry); continue }
             let at = place[id] ?? packs.count
             if at == packs.count { place[id] = at; packs.append((id, [])) }
             packs[at].entries.append(entry)
-            last = (id, at)
         }
         return packs.map { pack in
             StateRecord(group: group ?? HealthTime.dateText(pack.id.day), shelf: pack.id.kind + shelfOffset,

@@ -40,7 +40,7 @@ struct HealthSampleCodecTests {
         #expect(packs.values.reduce(0) { $0 + $1.count } * 6 < samples.count, "a record per day, kind, daily-ness and source")
         for (day, records) in singles {
             let expected = HealthSampleCodec.decode(group: records)
-            #expect(expected.count == records.count)
+            #expect(expected.samples.count == records.count)
             #expect(HealthSampleCodec.decode(group: packs[day]!.shuffled()) == expected, "\(day): the same samples, in the same order")
         }
     }
@@ -71,7 +71,7 @@ struct HealthSampleCodecTests {
         var decoder = HealthSampleCodec.Decoder()
         for s in [rate, night] { #expect(decoder.decode(SingleSampleRecord.make(s)) == .sample(s)) }
         #expect(decoder.decode(HealthSampleCodec.stored(run)) == .workout(run))
-        #expect(HealthSampleCodec.decode(group: [HealthSampleCodec.stored(run)] + HealthSamplePack.records([night])) == [.workout(run), .sample(night)])
+        #expect(HealthSampleCodec.decode(group: [HealthSampleCodec.stored(run)] + HealthSamplePack.records([night])) == HealthSampleCodec.Day(samples: [night], workouts: [run]))
     }
 
     @Test func theGroupIsTheDayTheSampleCountsToward() {
@@ -99,6 +99,6 @@ struct HealthSampleCodecTests {
             #expect(HealthSamplePack.decode(bytes) == nil, "\(bytes)")
         }
         var badPack = pack; badPack.value = [1, 0x80]
-        #expect(HealthSampleCodec.decode(group: [badPack]).isEmpty)
+        #expect(HealthSampleCodec.decode(group: [badPack]) == HealthSampleCodec.Day())
     }
 }

@@ -38,7 +38,7 @@ struct SingleSampleStoreTests {
         old.records = singles + read.workouts.map(HealthSampleCodec.stored)
         try await first.commit([], anchor: drop)
         try await first.commit([], anchor: old)
-        var before: [String: [HealthSampleCodec.Record]] = [:]
+        var before: [String: HealthSampleCodec.Day] = [:]
         var settle = AnchorChanges()
         for day in try first.records.changedGroups() {
             let group = try first.records.group(day)
