@@ -149,11 +149,11 @@ public struct PhotosAdapter: DeviceAdapter {
     static func readOne(folder: String, _ opened: OpenFolder?, name: String, size: Int64, sidecar: String?) -> Outcome {
         var outcome = Outcome()
         let path = folder + "/" + name
-        func read(_ name: String) throws(PhotoReadError) -> PhotoMetadata {
-            try PhotoGeotagReader.read(path: opened == nil ? folder + "/" + name : name, in: opened).0
+        func read(_ name: String, statedSize: Int? = nil) throws(PhotoReadError) -> PhotoMetadata {
+            try PhotoGeotagReader.read(path: opened == nil ? folder + "/" + name : name, in: opened, statedSize: statedSize).0
         }
         do {
-            var meta = try read(name)
+            var meta = try read(name, statedSize: Int(size))
             if let sidecar {
                 do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(sidecar)) }
                 catch { outcome.warnings.append("\(folder)/\(sidecar): \(error.reason); the photo's own metadata is used") }
