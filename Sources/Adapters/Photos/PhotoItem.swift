@@ -13,9 +13,10 @@ enum PhotoItem {
         fields.reserveCapacity(8)
         if let accuracy = m.horizontalErrorM { fields.append(("accuracy_m", .double(accuracy))) }
         if let altitude = m.altitudeM { fields.append(("altitude_m", .double(altitude))) }
-        if m.make != nil || m.model != nil {
-            fields.append(("camera", .object(["make": JSONValue(m.make), "model": JSONValue(m.model)].filter { $0.value != .null })))
-        }
+        var camera: [String: JSONValue] = [:]
+        if let make = m.make { camera["make"] = .string(make) }
+        if let model = m.model { camera["model"] = .string(model) }
+        if !camera.isEmpty { fields.append(("camera", .object(camera))) }
         fields.append(("file", .object(["name": .string(fileName), "size": .int(size)])))
         fields.append(("lat", .double(lat)))
         fields.append(("lon", .double(lon)))

@@ -92,6 +92,7 @@ public struct PhotosAdapter: DeviceAdapter {
             path = listing.path
             before = stored.flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
             after = FolderAnchor(digest: digest)
+            after.records.reserveCapacity(listing.photos.count)
             var toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)] = []
             for (entry, sidecar) in zip(listing.photos, sidecars) {
                 if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? "") {
