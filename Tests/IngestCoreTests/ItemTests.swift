@@ -28,6 +28,15 @@ struct ItemTests {
         #expect(Item(endpoint: .photos, key: "k", fields: fields).version != Item(endpoint: .photos, key: "k", fields: renamed).version)
         #expect(Item(endpoint: .capture, key: "k", versioned: false, fields: ["text": "x"]).json == Array(#"{"key":"k","text":"x"}"#.utf8))
     }
+
+    @Test func fieldsGivenInKeyOrderMakeTheSameItemAsTheDictionary() {
+        let kept = fields.filter { $0.value != .null }
+        let sorted = Item(endpoint: .photos, key: "photo:1", sortedFields: kept.sorted { $0.key < $1.key }, unversioned: ["file"])
+        let dictionary = Item(endpoint: .photos, key: "photo:1", fields: fields, unversioned: ["file"])
+        #expect(sorted == dictionary)
+        #expect(sorted.version == dictionary.version)
+        #expect(sorted.fields == kept)
+    }
 }
 
 struct ItemTemplateTests {

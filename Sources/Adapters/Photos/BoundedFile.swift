@@ -18,11 +18,22 @@ final class BoundedFile {
     private(set) var bytesRead = 0
     private let descriptor: Int32
 
-    /// - Parameter folder: the open folder `path` is relative to; nil for a path from the working directory.
-    init(path: String, in folder: OpenFolder? = nil, budget: Int = BoundedFile.defaultBudget) throws(PhotoReadError) {
+    /// - Parameters:
+    ///   - folder: the open folder `path` is relative to; nil for a path from the working directory.
+    ///   - statedSize: the size a `stat` of a regular file just gave (a folder walk's): no `fstat`
+    ///     then. Should the file have been replaced since, no read passes that size, and one past
+    ///     the file's end fails as a shrunk file's does.
+    init(path: String, in folder: OpenFolder? = nil, statedSize: Int? = nil, budget: Int = BoundedFile.defaultBudget) throws(PhotoReadError) {
         // O_NONBLOCK keeps open() from waiting forever on a FIFO; it changes nothing for regular files.
         let descriptor = withExtendedLifetime(folder) { openat(folder?.descriptor ?? AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard descriptor >= 0 else { throw PhotoReadError.system("cannot open file", errno: errno) }
+        self.descriptor = descriptor
+        self.budget = budget
+        if let statedSize { self.size = statedSize } else { self.size = try BoundedFile.regularFileSize(descriptor) }
+    }
+
+    /// The size of the open file, closing it when it cannot be told or is no regular file.
+    private static func regularFileSize(_ descriptor: Int32) throws(PhotoReadError) -> Int {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             let code = errno
@@ -33,9 +44,7 @@ final class BoundedFile {
             close(descriptor)
             throw PhotoReadError("not a regular file")
         }
-        self.descriptor = descriptor
-        self.size = Int(info.st_size)
-        self.budget = budget
+        return Int(info.st_size)
     }
 
     deinit {

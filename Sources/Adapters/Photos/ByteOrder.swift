@@ -33,10 +33,21 @@ extension StringProtocol {
     /// The text without leading and trailing whitespace (Foundation-free `trimmingCharacters`).
     /// Exif strings are ASCII, so this looks at bytes: `Character.isWhitespace` cost more than
     /// the rest of a photo's parse.
-    var trimmed: String {
-        let bytes = Array(utf8)
+    var trimmed: String { String(decoding: utf8.trimmingBlanks, as: UTF8.self) }
+}
+
+extension Collection<UInt8> {
+    /// Without the ASCII blanks (space, tab, line breaks) at either end.
+    var trimmingBlanks: SubSequence {
         func blank(_ b: UInt8) -> Bool { b == 0x20 || (0x09...0x0D).contains(b) }
-        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else { return "" }
-        return String(decoding: bytes[first...last], as: UTF8.self)
+        guard let first = firstIndex(where: { !blank($0) }) else { return self[endIndex...] }
+        var end = index(after: first)
+        var i = end
+        while i != endIndex {
+            let next = index(after: i)
+            if !blank(self[i]) { end = next }
+            i = next
+        }
+        return self[first..<end]
     }
 }

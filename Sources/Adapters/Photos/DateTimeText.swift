@@ -132,13 +132,19 @@ enum DateTimeText {
             return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
         }
 
+        /// A run of `digits` digits as its value, read off the bytes (no string made per field).
         mutating func number(digits: ClosedRange<Int>) -> Int? {
             let start = index
-            guard let run = digitRun(maxLength: digits.upperBound), digits.contains(run.utf8.count) else {
+            var value = 0
+            while index < bytes.count, index - start < digits.upperBound, (0x30...0x39).contains(bytes[index]) {
+                value = value * 10 + Int(bytes[index] - 0x30)
+                index += 1
+            }
+            guard digits.contains(index - start) else {
                 index = start
                 return nil
             }
-            return Int(run)
+            return value
         }
 
         /// "Z", "+HH", "+HHMM" or "+HH:MM" as normalised text and signed seconds east of UTC.

@@ -19,8 +19,9 @@ public enum PhotoGeotagReader {
         try read(path: path, in: nil)
     }
 
-    static func read(path: String, in folder: OpenFolder?) throws(PhotoReadError) -> (PhotoMetadata, PhotoFormat, bytesRead: Int) {
-        let file = try BoundedFile(path: path, in: folder)
+    /// - Parameter statedSize: the size a folder walk's `stat` of this regular file gave (see ``BoundedFile``).
+    static func read(path: String, in folder: OpenFolder?, statedSize: Int? = nil) throws(PhotoReadError) -> (PhotoMetadata, PhotoFormat, bytesRead: Int) {
+        let file = try BoundedFile(path: path, in: folder, statedSize: statedSize)
         guard file.size > 0 else { throw PhotoReadError("file is empty") }
         let bytes = try FileBytes(file: file, headSize: headSize)
         let format = isSidecar(path) ? .xmp : try sniff(bytes.head)

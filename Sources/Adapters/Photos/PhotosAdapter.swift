@@ -24,6 +24,9 @@ public struct PhotosAdapter: DeviceAdapter {
     /// Files per transaction: small enough that an interrupted scan loses little work (a
     /// tenth of a second of reading), large enough that fsyncs are not what a full scan waits on.
     static let chunkSize = 2000
+    /// Photos being read at most before the oldest folder read is recorded: enough that both cores
+    /// have work while the scan task lists and records, few enough that their outcomes stay small.
+    static let photosReadAhead = 1000
 
     let roots: [String]
     let excludes: [String]
@@ -48,8 +51,9 @@ public struct PhotosAdapter: DeviceAdapter {
         for root in roots {
             guard FileSystem.isDirectory(root) else { await sink.warn("\(root): not a folder; skipped"); continue }
             var walker = FolderWalker(root: root, excludes: excludes, accepts: { PhotosAdapter.isPhoto($0) || PhotoFolder.isSidecar($0) })
-            // A changed folder is read while the next one is listed, so the cores do not wait on the walk.
-            var reading: Reading?
+            // Changed folders are read while the next ones are listed and the older ones recorded,
+            // so the cores do not wait on the walk or the queue.
+            var reading: [Reading] = []
             while let next = walker.next() {
                 let listing = PhotoFolder(next)
                 guard visited.insert(listing.path).inserted else { continue }
@@ -58,11 +62,12 @@ public struct PhotosAdapter: DeviceAdapter {
                 let sidecars = listing.photos.map { PhotosAdapter.sidecar(of: $0.name, in: listing) }
                 let digest = FolderAnchor.digest(of: listing, sidecars: sidecars.map { $0?.stamp ?? "" })
                 if let old = ledger.stored[listing.path], FolderAnchor.matches(old, digest: digest) { continue }   // unchanged: nothing opened
-                let started = Reading(listing, sidecars: sidecars, digest: digest, stored: ledger.stored[listing.path])
-                if let reading { withoutGPS += try await record(reading, into: &ledger, sink: sink) }
-                reading = started
+                reading.append(Reading(listing, sidecars: sidecars, digest: digest, stored: ledger.stored[listing.path]))
+                while reading.reduce(0, { $0 + $1.toRead.count }) > PhotosAdapter.photosReadAhead {
+                    withoutGPS += try await record(reading.removeFirst(), into: &ledger, sink: sink)
+                }
             }
-            if let reading { withoutGPS += try await record(reading, into: &ledger, sink: sink) }
+            for folder in reading { withoutGPS += try await record(folder, into: &ledger, sink: sink) }
             for problem in walker.problems { await sink.warn(problem) }
         }
 
@@ -87,6 +92,7 @@ public struct PhotosAdapter: DeviceAdapter {
             path = listing.path
             before = stored.flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
             after = FolderAnchor(digest: digest)
+            after.records.reserveCapacity(listing.photos.count)
             var toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)] = []
             for (entry, sidecar) in zip(listing.photos, sidecars) {
                 if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? "") {
@@ -149,11 +155,11 @@ public struct PhotosAdapter: DeviceAdapter {
     static func readOne(folder: String, _ opened: OpenFolder?, name: String, size: Int64, sidecar: String?) -> Outcome {
         var outcome = Outcome()
         let path = folder + "/" + name
-        func read(_ name: String) throws(PhotoReadError) -> PhotoMetadata {
-            try PhotoGeotagReader.read(path: opened == nil ? folder + "/" + name : name, in: opened).0
+        func read(_ name: String, statedSize: Int? = nil) throws(PhotoReadError) -> PhotoMetadata {
+            try PhotoGeotagReader.read(path: opened == nil ? folder + "/" + name : name, in: opened, statedSize: statedSize).0
         }
         do {
-            var meta = try read(name)
+            var meta = try read(name, statedSize: Int(size))
             if let sidecar {
                 do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(sidecar)) }
                 catch { outcome.warnings.append("\(folder)/\(sidecar): \(error.reason); the photo's own metadata is used") }

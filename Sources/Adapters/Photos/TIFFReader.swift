@@ -161,13 +161,12 @@ struct TIFFReader {
     /// A text value with everything from the first NUL on dropped and whitespace trimmed.
     /// Bytes that are not valid UTF-8 are read as Latin-1, which old cameras actually wrote.
     private func string(_ tag: Int, in directory: Directory) throws(PhotoReadError) -> String? {
-        guard let entry = directory[tag], [1, 2, 7].contains(entry.type),
+        guard let entry = directory[tag], entry.type == 1 || entry.type == 2 || entry.type == 7,
               let raw = try valueBytes(entry) else { return nil }
-        let content = raw.prefix { $0 != 0 }
-        let text = String(validating: content, as: UTF8.self)
-            ?? String(String.UnicodeScalarView(content.map { Unicode.Scalar($0) }))
-        let trimmed = text.trimmed
-        return trimmed.isEmpty ? nil : trimmed
+        // Trimmed as bytes (the blanks are ASCII in either reading), so one string is made.
+        let content = raw.prefix { $0 != 0 }.trimmingBlanks
+        guard !content.isEmpty else { return nil }
+        return String(validating: content, as: UTF8.self) ?? String(String.UnicodeScalarView(content.map { Unicode.Scalar($0) }))
     }
 
     // MARK: Tags

@@ -71,18 +71,21 @@ public actor IngestGate {
     public func deliverDirectly(_ items: [Item], adapter: String, source: String, anchor: AnchorChanges,
                                 space: String?) async throws(StoreError) -> Bool {
         guard transport.isLocal, !items.isEmpty else { return false }
-        let endpoints = Dictionary(grouping: items, by: \.endpoint)
+        // Grouped straight into the entries the node stores: no copy of the items per endpoint.
+        var endpoints: [Endpoint: [OutboxEntry]] = [:]
+        for item in items {
+            endpoints[item.endpoint, default: []].append(OutboxEntry(id: 0, lane: 0, endpoint: item.endpoint, source: source, adapter: adapter,
+                                                                     key: item.key, version: item.version, deleted: item.deleted, body: item.json))
+        }
         for endpoint in endpoints.keys { if try store.hasQueued(endpoint) { return false } }
         guard let lock = await FileLock.acquire(lockPath, wait: 0) else { return false }
         defer { withExtendedLifetime(lock) {} }
         var report = DrainReport()
-        for (endpoint, group) in endpoints {
-            let entries = group.map { OutboxEntry(id: 0, lane: 0, endpoint: endpoint, source: source, adapter: adapter,
-                                                  key: $0.key, version: $0.version, deleted: $0.deleted, body: $0.json) }
+        for (endpoint, entries) in endpoints {
             guard case .stored(let accepted, let duplicates) = await transport.storeLocally(endpoint: endpoint, source: source, items: entries)
             else { return false }
             report.accepted += accepted; report.duplicates += duplicates
-            report.delivered[endpoint, default: 0] += group.count
+            report.delivered[endpoint, default: 0] += entries.count
         }
         try store.commitDelivered(adapter: adapter, count: items.count, anchor: anchor, space: space)
         direct.merge(report)

@@ -17,6 +17,7 @@ public struct Item: Sendable, Hashable {
     enum Content: Sendable {
         case fields([String: JSONValue])
         case template(ItemTemplate.Shape, [JSONValue])
+        case sorted([(key: String, value: JSONValue)])
     }
 
     /// The fields sent besides key, version and deleted (`null`s left out unless kept).
@@ -27,6 +28,7 @@ public struct Item: Sendable, Hashable {
             var fields = shape.shared
             for (name, value) in zip(shape.varying, values) { fields[name] = value }
             return fields
+        case .sorted(let members): return Dictionary(uniqueKeysWithValues: members)
         }
     }
 
@@ -49,6 +51,18 @@ public struct Item: Sendable, Hashable {
         if let version { extra.append(("version", .string(version))) }
         self.endpoint = endpoint; self.key = key; self.version = version; self.deleted = false; self.content = .fields(kept)
         self.json = JSONValue.object(members, merging: extra)
+    }
+
+    /// An item of `fields` given in key order, none of them `null`: encoded as they come, with no
+    /// dictionary to build and sort (a photo scan makes one per file). Body and version are the
+    /// same bytes `init(endpoint:key:fields:unversioned:)` gives for those fields.
+    public init(endpoint: Endpoint, key: String, sortedFields fields: [(key: String, value: JSONValue)], unversioned: Set<String> = []) {
+        assert(zip(fields, fields.dropFirst()).allSatisfy { $0.key < $1.key } && !fields.contains { $0.value == .null },
+               "sortedFields are in strictly ascending key order, none null")
+        let members = JSONValue.encodedMembers(fields)
+        let version = Digest.sha256Hex(JSONValue.object(members, excluding: unversioned), length: 16)
+        self.init(endpoint: endpoint, key: key, version: version,
+                  json: JSONValue.object(members, merging: [("key", .string(key)), ("version", .string(version))]), content: .sorted(fields))
     }
 
     /// An item whose body is already made (by an ``ItemTemplate``).

@@ -105,10 +105,15 @@ extension JSONValue {
     }
 
     static func encodedMembers(_ fields: [String: JSONValue]) -> EncodedMembers {
+        encodedMembers(fields.sorted(by: { $0.key < $1.key }))
+    }
+
+    /// The members of fields already in key order.
+    static func encodedMembers(_ sorted: [(key: String, value: JSONValue)]) -> EncodedMembers {
         var out = EncodedMembers()
-        out.bytes.reserveCapacity(fields.count * 24)
-        out.members.reserveCapacity(fields.count)
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+        out.bytes.reserveCapacity(sorted.count * 24)
+        out.members.reserveCapacity(sorted.count)
+        for (name, value) in sorted {
             let start = out.bytes.count
             encodeString(name, into: &out.bytes)
             out.bytes.append(UInt8(ascii: ":"))
