@@ -2,3 +2,9 @@
 
 // SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+// sqlite3_db_config is variadic, which Swift cannot call. Whether closing the last connection
+// checkpoints the WAL into the database and deletes it (SQLite's default) or leaves it for the next.
+static inline int csqlite_checkpoint_on_close(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, !on, (int *)0);
+}

@@ -63,6 +63,24 @@ struct StateStoreTests {
         #expect(try store.nextBatch(lane, after: 0, maxItems: 3, maxBytes: 1 << 20).count == 3)
     }
 
+    @Test func closingKeepsASmallWALAndCheckpointsALargeOne() throws {
+        let paths = temporaryPaths()
+        let wal = paths.stateDatabase + "-wal"
+        var store = try StateStore(paths: paths)
+        try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a")], anchor: .none)
+        store.db.close()
+        #expect(FileSystem.exists(wal), "the next process appends to it: one fsync per commit")
+        store = try StateStore(paths: paths)
+        #expect(try store.outboxDepth()[.photos] == 1)
+        let big = Item(endpoint: .capture, key: "big", versioned: false, fields: ["text": .string(String(repeating: "x", count: 2 << 20))])
+        try store.commit(adapter: "capture", source: "linux-capture", items: [big], anchor: .none)
+        store.db.close()
+        #expect(!FileSystem.exists(wal), "a WAL over \(SQLiteDatabase.walKeptAtClose) bytes goes into the database")
+        store = try StateStore(paths: paths)
+        #expect(try store.outboxDepth()[.photos] == 1)
+        #expect(try store.outboxDepth()[.capture] == 1)
+    }
+
     @Test func deadLettersLeaveTheOutbox() throws {
         let store = try StateStore(paths: temporaryPaths())
         try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a")], anchor: .none)
