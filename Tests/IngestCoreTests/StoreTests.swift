@@ -63,6 +63,24 @@ struct StateStoreTests {
         #expect(try store.nextBatch(lane, after: 0, maxItems: 3, maxBytes: 1 << 20).count == 3)
     }
 
+    @Test func aCommitAcrossEndpointsAndStatementsComesBackExactly() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        // Runs of photos (longer than one 32-row statement, with tombstones) around unversioned captures.
+        let photos = (0..<40).map { $0 % 7 == 3 ? Item.tombstone(endpoint: .photos, key: "p\($0)") : photo("p\($0)", lat: Double($0)) }
+        let notes = (0..<5).map { Item(endpoint: .capture, key: "n\($0)", versioned: false, fields: ["text": .string("note \($0)")]) }
+        let items = Array(photos[..<33]) + notes + Array(photos[33...])
+        #expect(try store.commit(adapter: "mixed", source: "linux-mixed", items: items, anchor: .none) == items.count)
+        for (endpoint, expected) in [(Endpoint.photos, photos), (.capture, notes)] {
+            let lane = try #require(try store.lanes().first { $0.endpoint == endpoint })
+            let batch = try store.nextBatch(lane, after: 0, maxItems: 1000, maxBytes: 1 << 20)
+            #expect(batch.map(\.key) == expected.map(\.key))
+            #expect(batch.map(\.version) == expected.map(\.version))
+            #expect(batch.map(\.deleted) == expected.map(\.deleted))
+            #expect(batch.map(\.body) == expected.map(\.json))
+            #expect(batch.allSatisfy { $0.adapter == "mixed" && $0.source == "linux-mixed" })
+        }
+    }
+
     @Test func closingKeepsASmallWALAndCheckpointsALargeOne() throws {
         let paths = temporaryPaths()
         let wal = paths.stateDatabase + "-wal"
