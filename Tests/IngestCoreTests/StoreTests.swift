@@ -26,6 +26,20 @@ struct JSONValueTests {
     }
 }
 
+struct RFC3339Tests {
+    @Test func timesAreWrittenExactlyAsTheISO8601FormatStyleWritesThem() {
+        // Edges (fractions, before 1970, the fast range's ends, a leap day), then strides with
+        // fractional steps through 1970 ... 2096 and through the whole range.
+        let edges: [Double] = [0, 1.9, -0.5, -1e-7, 999_999_999.999_999_9, 951_782_400, 86_399.999_9, 1_733_011_200.25,
+                               -11_676_096_000, -11_676_096_001, 253_402_300_799, 253_402_300_800, -62_135_596_800]
+        let times = edges + Array(stride(from: 0, to: 4e9, by: 199_999.37)) + Array(stride(from: -13e9, to: 2.6e11, by: 27_300_001.3))
+        for seconds in times {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(date.rfc3339 == date.formatted(Date.ISO8601FormatStyle()), "\(seconds)")
+        }
+    }
+}
+
 struct StateStoreTests {
     @Test func itemsAndAnchorCommitTogetherInOrder() throws {
         let store = try StateStore(paths: temporaryPaths())
