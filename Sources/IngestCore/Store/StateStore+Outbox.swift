@@ -52,8 +52,8 @@ extension StateStore {
                 lane = try laneID(endpoint, source, c); lanes[endpoint] = lane
             }
             var end = start + 1
-            while end < items.count, end - start < StateStore.outboxInserts.count, items[end].endpoint == endpoint { end += 1 }
-            try c.withStatement(StateStore.outboxInserts[end - start - 1]) { (insert) throws(SQLiteError) in
+            while end < items.count, end - start < StateStore.outboxRowsPerInsert, items[end].endpoint == endpoint { end += 1 }
+            try c.withStatement(StateStore.outboxInsert(rows: end - start)) { (insert) throws(SQLiteError) in
                 try insert.bind(1, lane)
                 try insert.bind(2, text: adapter)
                 try insert.bind(3, now)
@@ -73,12 +73,17 @@ extension StateStore {
         }
     }
 
-    /// The inserts of 1 … 32 outbox rows of one lane: `?1` is the lane, `?2` the adapter, `?3` the
-    /// time, then key, version, deleted and body per row. Rows share a statement's overhead (step,
-    /// reset), which for small rows costs about as much as the row itself.
-    private static let outboxInserts = (1...32).map { n in
+    /// Rows share a statement's overhead (step, reset), which for small rows costs about as much
+    /// as the row itself.
+    private static let outboxRowsPerInsert = 32
+
+    /// The insert of `rows` outbox rows of one lane: `?1` is the lane, `?2` the adapter, `?3` the
+    /// time, then key, version, deleted and body per row. Made when asked (the connection caches
+    /// the prepared statement by its text), so a `capture` builds only the one-row text before
+    /// its note is durable, not all 32.
+    private static func outboxInsert(rows: Int) -> String {
         "INSERT INTO outbox(lane, adapter, enqueued_at, key, version, deleted, body) VALUES "
-            + (0..<n).map { "(?1, ?2, ?3, ?\(4 + 4 * $0), ?\(5 + 4 * $0), ?\(6 + 4 * $0), ?\(7 + 4 * $0))" }.joined(separator: ", ")
+            + (0..<rows).map { "(?1, ?2, ?3, ?\(4 + 4 * $0), ?\(5 + 4 * $0), ?\(6 + 4 * $0), ?\(7 + 4 * $0))" }.joined(separator: ", ")
     }
 
     private func laneID(_ endpoint: Endpoint, _ source: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) -> Int64 {
