@@ -7,7 +7,6 @@ static void ccrypto_load_once(void) {
     if (!h) return;
     a->md_fetch = (EVP_MD *(*)(OSSL_LIB_CTX *, const char *, const char *))dlsym(h, "EVP_MD_fetch");
     a->digest = (int (*)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *))dlsym(h, "EVP_Digest");
-    a->rand_bytes = (int (*)(unsigned char *, int))dlsym(h, "RAND_bytes");
     // Fetched once: OpenSSL 3 otherwise looks the algorithm up on every EVP_Digest call.
     a->sha256 = a->md_fetch ? a->md_fetch(NULL, "SHA256", NULL) : NULL;
     // The one-shot SHA256() keeps its context on the stack; EVP_Digest allocates one per call,
@@ -19,7 +18,7 @@ static void ccrypto_load_once(void) {
     a->init = (int (*)(EVP_MD_CTX *, const EVP_MD *, ENGINE *))dlsym(h, "EVP_DigestInit_ex");
     a->update = (int (*)(EVP_MD_CTX *, const void *, size_t))dlsym(h, "EVP_DigestUpdate");
     a->final = (int (*)(EVP_MD_CTX *, unsigned char *, unsigned int *))dlsym(h, "EVP_DigestFinal_ex");
-    a->ok = a->digest && a->rand_bytes && a->sha256 && a->ctx_new && a->ctx_free && a->init && a->update && a->final;
+    a->ok = a->digest && a->sha256 && a->ctx_new && a->ctx_free && a->init && a->update && a->final;
 }
 
 int ccrypto_load(void) {

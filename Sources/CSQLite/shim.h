@@ -3,8 +3,8 @@
 // SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
 
-// sqlite3_db_config is variadic, which Swift cannot call: a connection that leaves its WAL to be
-// checkpointed by a later writer (or its autocheckpoint) instead of copying it back when it closes.
-static inline int csqlite_no_checkpoint_on_close(sqlite3 *db) {
-    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+// sqlite3_db_config is variadic, which Swift cannot call. Whether closing the last connection
+// checkpoints the WAL into the database and deletes it (SQLite's default) or leaves it for the next.
+static inline int csqlite_checkpoint_on_close(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, !on, (int *)0);
 }

@@ -26,6 +26,20 @@ struct JSONValueTests {
     }
 }
 
+struct RFC3339Tests {
+    @Test func timesAreWrittenExactlyAsTheISO8601FormatStyleWritesThem() {
+        // Edges (fractions, before 1970, the fast range's ends, a leap day), then strides with
+        // fractional steps through 1970 ... 2096 and through the whole range.
+        let edges: [Double] = [0, 1.9, -0.5, -1e-7, 999_999_999.999_999_9, 951_782_400, 86_399.999_9, 1_733_011_200.25,
+                               -11_676_096_000, -11_676_096_001, 253_402_300_799, 253_402_300_800, -62_135_596_800]
+        let times = edges + Array(stride(from: 0, to: 4e9, by: 199_999.37)) + Array(stride(from: -13e9, to: 2.6e11, by: 27_300_001.3))
+        for seconds in times {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(date.rfc3339 == date.formatted(Date.ISO8601FormatStyle()), "\(seconds)")
+        }
+    }
+}
+
 struct StateStoreTests {
     @Test func itemsAndAnchorCommitTogetherInOrder() throws {
         let store = try StateStore(paths: temporaryPaths())
@@ -61,6 +75,42 @@ struct StateStoreTests {
         #expect(try store.nextBatch(lane, after: 0, maxItems: 1000, maxBytes: 1000).count == 2)
         #expect(try store.nextBatch(lane, after: 0, maxItems: 1000, maxBytes: 10).count == 1)
         #expect(try store.nextBatch(lane, after: 0, maxItems: 3, maxBytes: 1 << 20).count == 3)
+    }
+
+    @Test func aCommitAcrossEndpointsAndStatementsComesBackExactly() throws {
+        let store = try StateStore(paths: temporaryPaths())
+        // Runs of photos (longer than one 32-row statement, with tombstones) around unversioned captures.
+        let photos = (0..<40).map { $0 % 7 == 3 ? Item.tombstone(endpoint: .photos, key: "p\($0)") : photo("p\($0)", lat: Double($0)) }
+        let notes = (0..<5).map { Item(endpoint: .capture, key: "n\($0)", versioned: false, fields: ["text": .string("note \($0)")]) }
+        let items = Array(photos[..<33]) + notes + Array(photos[33...])
+        #expect(try store.commit(adapter: "mixed", source: "linux-mixed", items: items, anchor: .none) == items.count)
+        for (endpoint, expected) in [(Endpoint.photos, photos), (.capture, notes)] {
+            let lane = try #require(try store.lanes().first { $0.endpoint == endpoint })
+            let batch = try store.nextBatch(lane, after: 0, maxItems: 1000, maxBytes: 1 << 20)
+            #expect(batch.map(\.key) == expected.map(\.key))
+            #expect(batch.map(\.version) == expected.map(\.version))
+            #expect(batch.map(\.deleted) == expected.map(\.deleted))
+            #expect(batch.map(\.body) == expected.map(\.json))
+            #expect(batch.allSatisfy { $0.adapter == "mixed" && $0.source == "linux-mixed" })
+        }
+    }
+
+    @Test func closingKeepsASmallWALAndCheckpointsALargeOne() throws {
+        let paths = temporaryPaths()
+        let wal = paths.stateDatabase + "-wal"
+        var store = try StateStore(paths: paths)
+        try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a")], anchor: .none)
+        store.db.close()
+        #expect(FileSystem.exists(wal), "the next process appends to it: one fsync per commit")
+        store = try StateStore(paths: paths)
+        #expect(try store.outboxDepth()[.photos] == 1)
+        let big = Item(endpoint: .capture, key: "big", versioned: false, fields: ["text": .string(String(repeating: "x", count: 2 << 20))])
+        try store.commit(adapter: "capture", source: "linux-capture", items: [big], anchor: .none)
+        store.db.close()
+        #expect(!FileSystem.exists(wal), "a WAL over \(SQLiteDatabase.walKeptAtClose) bytes goes into the database")
+        store = try StateStore(paths: paths)
+        #expect(try store.outboxDepth()[.photos] == 1)
+        #expect(try store.outboxDepth()[.capture] == 1)
     }
 
     @Test func deadLettersLeaveTheOutbox() throws {

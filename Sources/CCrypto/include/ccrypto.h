@@ -1,18 +1,17 @@
 #ifndef CCRYPTO_H
 #define CCRYPTO_H
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
 // libcrypto is loaded on first use (dlopen), not at process start: `capture` must be on disk
-// within a few milliseconds and never hashes anything, while loading libcrypto costs ~0.5 ms.
+// within a few milliseconds and never hashes anything, while loading libcrypto costs ~1 ms (it
+// binds ~3400 symbols). Random bytes come from getrandom(2), so an unhashed run never loads it.
 
 typedef struct {
     int ok;
     EVP_MD *(*md_fetch)(OSSL_LIB_CTX *, const char *, const char *);
     int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
-    int (*rand_bytes)(unsigned char *, int);
     EVP_MD *sha256;
     unsigned char *(*sha256_oneshot)(const unsigned char *, size_t, unsigned char *);
     EVP_MD_CTX *(*ctx_new)(void);
@@ -37,10 +36,6 @@ static inline int ccrypto_sha256(const void *bytes, size_t count, unsigned char 
     if (ccrypto_api_storage()->sha256_oneshot) return ccrypto_api_storage()->sha256_oneshot((const unsigned char *)bytes, count, out) != NULL;
     unsigned int length = 0;
     return ccrypto_api_storage()->digest(bytes, count, out, &length, ccrypto_api_storage()->sha256, NULL);
-}
-
-static inline int ccrypto_random(unsigned char *out, int count) {
-    return ccrypto_load() ? ccrypto_api_storage()->rand_bytes(out, count) : 0;
 }
 
 /// A SHA-256 context for incremental hashing; NULL on failure. Free with ccrypto_sha256_free.

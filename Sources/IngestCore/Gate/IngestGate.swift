@@ -262,8 +262,3 @@ extension String {
     /// One decimal, for log lines about waits.
     init(format1 value: Double) { self = String(Double(Int(value * 10)) / 10) }
 }
-
-extension Date {
-    /// RFC 3339 in UTC, as the node wants times.
-    public var rfc3339: String { formatted(Date.ISO8601FormatStyle()) }
-}

@@ -22,10 +22,6 @@ public final class LocalNode: NodeTransport {
                     version TEXT, deleted INTEGER NOT NULL, item BLOB NOT NULL, received_at REAL NOT NULL,
                     UNIQUE(endpoint, source, key));   -- a rowid table: item rows are large, and WITHOUT ROWID rebalances them on every insert
                 """)
-            // Every commit is already durable in the WAL: copying it back into the database when
-            // `run` ends was the last ~tenth of a full photo scan, on one core, with the items
-            // delivered. A later writer's autocheckpoint does it (or recovery, after a crash).
-            _ = try db.withConnection { c in csqlite_no_checkpoint_on_close(c.db) }
         } catch { throw StoreError.sqlite(error) }
     }
 

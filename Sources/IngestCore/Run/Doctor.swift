@@ -144,7 +144,7 @@ extension Agent {
         let file = paths.stateDatabase
         let damaged = { (why: String) in
             DoctorCheck.fail("state database", "\(file) is damaged: \(why)",
-                             fix: "move it aside (`mv \(file) \(file).damaged`) and run again; anchors start over and unsent items in it are lost")
+                             fix: "move it and its WAL aside (`mv \(file) \(file).damaged; mv \(file)-wal \(file).damaged-wal`) and run again; anchors start over and unsent items in it are lost")
         }
         let store: StateStore
         do {

@@ -13,12 +13,12 @@ public struct SQLiteStatement: ~Copyable {
         try check(sqlite3_bind_int64(stmt, index, value))
     }
 
-    public func bind(_ index: Int32, text: String) throws(SQLiteError) {
-        try check(sqlite3_bind_text(stmt, index, text, -1, csqlite_transient()))
-    }
-
     public func bind(_ index: Int32, _ value: Double) throws(SQLiteError) {
         try check(sqlite3_bind_double(stmt, index, value))
+    }
+
+    public func bind(_ index: Int32, text: String) throws(SQLiteError) {
+        try check(sqlite3_bind_text(stmt, index, text, -1, csqlite_transient()))
     }
 
     public func bindNull(_ index: Int32) throws(SQLiteError) {

@@ -42,17 +42,48 @@ extension StateStore {
 
     private func queue(_ items: [Item], adapter: String, source: String, at now: Double, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
         var lanes: [Endpoint: Int64] = [:]
-        var rows: [SQLValue] = []
-        rows.reserveCapacity(items.count * 7)
-        for item in items {
+        var bodies: [UInt8] = [], blobs: [(index: Int32, range: Range<Int>)] = []
+        var start = 0
+        while start < items.count {
+            // A run of one endpoint's items, at most one statement's worth.
+            let endpoint = items[start].endpoint
             let lane: Int64
-            if let known = lanes[item.endpoint] { lane = known } else {
-                lane = try laneID(item.endpoint, source, c); lanes[item.endpoint] = lane
+            if let known = lanes[endpoint] { lane = known } else {
+                lane = try laneID(endpoint, source, c); lanes[endpoint] = lane
             }
-            rows += [.int(lane), .text(adapter), .text(item.key), item.version.map(SQLValue.text) ?? .null,
-                     .int(item.deleted ? 1 : 0), .blob(item.json), .double(now)]
+            var end = start + 1
+            while end < items.count, end - start < StateStore.outboxRowsPerInsert, items[end].endpoint == endpoint { end += 1 }
+            try c.withStatement(StateStore.outboxInsert(rows: end - start)) { (insert) throws(SQLiteError) in
+                try insert.bind(1, lane)
+                try insert.bind(2, text: adapter)
+                try insert.bind(3, now)
+                // Bodies laid end to end, bound in place; a nil version stays NULL (bindings start cleared).
+                bodies.removeAll(keepingCapacity: true); blobs.removeAll(keepingCapacity: true)
+                for (i, item) in items[start..<end].enumerated() {
+                    let at = Int32(4 + 4 * i)
+                    try insert.bind(at, text: item.key)
+                    if let version = item.version { try insert.bind(at + 1, text: version) }
+                    try insert.bind(at + 2, Int64(item.deleted ? 1 : 0))
+                    blobs.append((at + 3, bodies.count ..< bodies.count + item.json.count))
+                    bodies += item.json
+                }
+                try insert.step(blobs: blobs, in: bodies)
+            }
+            start = end
         }
-        try c.insertRows("INSERT INTO outbox(lane, adapter, key, version, deleted, body, enqueued_at)", columns: 7, rows)
+    }
+
+    /// Rows share a statement's overhead (step, reset), which for small rows costs about as much
+    /// as the row itself.
+    private static let outboxRowsPerInsert = 32
+
+    /// The insert of `rows` outbox rows of one lane: `?1` is the lane, `?2` the adapter, `?3` the
+    /// time, then key, version, deleted and body per row. Made when asked (the connection caches
+    /// the prepared statement by its text), so a `capture` builds only the one-row text before
+    /// its note is durable, not all 32.
+    private static func outboxInsert(rows: Int) -> String {
+        "INSERT INTO outbox(lane, adapter, enqueued_at, key, version, deleted, body) VALUES "
+            + (0..<rows).map { "(?1, ?2, ?3, ?\(4 + 4 * $0), ?\(5 + 4 * $0), ?\(6 + 4 * $0), ?\(7 + 4 * $0))" }.joined(separator: ", ")
     }
 
     private func laneID(_ endpoint: Endpoint, _ source: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) -> Int64 {

@@ -55,13 +55,18 @@ extension StateStore {
             DROP TABLE samples; DROP TABLE sample_buckets;
             """) }
         guard version >= 2 else { return }
-        var journal: [SQLValue] = []
+        var journal: [(space: String, keyAndValue: [UInt8], keyCount: Int)] = []
         try c.query("SELECT adapter, t, data FROM journal") { r in
-            journal += [.text(StateStore.space(instance: r.text(0) ?? "")), .int(0), .text("journal"),
-                        .blob(StateRecord.orderedKey(r.double(1))), .blob(r.blob(2))]
+            let key = StateRecord.orderedKey(r.double(1))
+            journal.append((StateStore.space(instance: r.text(0) ?? ""), key + r.blob(2), key.count))
             return true
         }
-        try c.insertRows("INSERT INTO records(space, shelf, grp, key, value)", columns: 5, journal)
+        try c.withStatement("INSERT INTO records(space, shelf, grp, key, value) VALUES(?1, 0, 'journal', ?2, ?3)") { (insert) throws(SQLiteError) in
+            for entry in journal {
+                try insert.bind(1, text: entry.space)
+                try insert.step(blobs: [(2, 0..<entry.keyCount), (3, entry.keyCount..<entry.keyAndValue.count)], in: entry.keyAndValue)
+            }
+        }
         try c.execute("DROP TABLE journal")
     }
 }

@@ -45,18 +45,23 @@ public final class StateStore: Sendable {
         do { try FileSystem.ensureDirectory(paths.stateDir) } catch { throw StoreError.fileSystem(error) }
         do {
             db = try SQLiteDatabase(path: paths.stateDatabase)
-            try db.withConnection { (c) throws(SQLiteError) in
-                if try c.scalar("PRAGMA user_version") < StateStore.schemaVersion {
+            let version = try db.withConnection { (c) throws(SQLiteError) -> Int64 in
+                let version = try c.scalar("PRAGMA user_version")
+                if version < StateStore.schemaVersion {
                     // Only a new file takes the page size (WAL fixes it once written).
                     try c.execute("PRAGMA page_size=\(StateStore.pageSize); PRAGMA journal_mode=WAL")
                 }
                 // Checkpoint at about 32 MB of WAL, whatever the file's page size (a store made
                 // before 16 KiB pages keeps 4 KiB ones).
                 let pageSize = max(512, try c.scalar("PRAGMA page_size"))
-                try c.execute("PRAGMA wal_autocheckpoint=\((32 << 20) / pageSize)")
-                try c.execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY")
+                try c.execute("""
+                    PRAGMA wal_autocheckpoint=\((32 << 20) / pageSize); PRAGMA synchronous=FULL;
+                    PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY
+                    """)
+                return version
             }
-            try migrate()
+            // The common case, a store of this version, takes no further look.
+            if version < StateStore.schemaVersion { try migrate() }
         } catch {
             throw StoreError.sqlite(error)
         }

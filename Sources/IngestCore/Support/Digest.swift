@@ -32,14 +32,14 @@ public enum Digest {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Cryptographically random bytes (capture keys' UUIDs use the stdlib; this is for lock tokens and ids).
+    /// Cryptographically random bytes (capture keys' UUIDs use the stdlib; this is for lock tokens
+    /// and ids), from the stdlib's generator (getrandom(2)): a trace id must not load libcrypto.
     public static func randomBytes(_ count: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        if ccrypto_random(&out, Int32(count)) != 1 {
-            var rng = SystemRandomNumberGenerator()
-            for i in out.indices { out[i] = rng.next() }
-        }
-        return out
+        var rng = SystemRandomNumberGenerator()
+        var out: [UInt8] = []
+        out.reserveCapacity(count + 8)
+        while out.count < count { withUnsafeBytes(of: rng.next() as UInt64) { out += $0 } }
+        return Array(out.prefix(count))
     }
 }
 
