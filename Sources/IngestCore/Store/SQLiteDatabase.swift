@@ -149,24 +149,6 @@ public struct SQLiteConnection: ~Copyable {
         return Int(sqlite3_changes(db))
     }
 
-    /// `head VALUES (…), (…) … tail` for many rows, `columns` values each, flattened in `values`:
-    /// 32 rows share one statement's overhead (cache lookup, step, reset), which for small rows
-    /// costs as much as the row itself. Returns the number of rows changed.
-    @discardableResult
-    public func insertRows(_ head: String, columns: Int, _ values: [SQLValue], tail: String = "") throws(SQLiteError) -> Int {
-        precondition(columns > 0 && values.count % columns == 0, "insertRows takes whole rows")
-        let rowCount = values.count / columns, perStatement = 32
-        let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
-        var changed = 0, row = 0
-        while row < rowCount {
-            let n = min(perStatement, rowCount - row)
-            let sql = head + " VALUES " + Array(repeating: tuple, count: n).joined(separator: ", ") + (tail.isEmpty ? "" : " " + tail)
-            changed += try run(sql, Array(values[(row * columns)..<((row + n) * columns)]))
-            row += n
-        }
-        return changed
-    }
-
     /// Steps through the rows of one statement; `row` returns false to stop early.
     public func query(_ sql: String, _ binds: [SQLValue] = [], _ row: (SQLiteRow) throws(SQLiteError) -> Bool) throws(SQLiteError) {
         let stmt = try prepared(sql, binds)
