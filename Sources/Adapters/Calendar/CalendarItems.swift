@@ -39,7 +39,8 @@ struct CalendarItems: Sendable {
                 }
                 if let next = series.nextAfterWindow { outside(next) }
                 retained += series.beyondCap.map { ItemKey(endpoint: .calendar, key: "\(component.uid)/\($0.recurrenceKey)") }
-                for (i, occurrence) in series.occurrences.enumerated() {
+                for i in 0..<series.count {
+                    let occurrence = series[i]
                     if let override = overrides[component.uid]?[occurrence.start.instant], let start = components[override].start, components[override].end != nil {
                         replaced.insert(OverrideID(uid: component.uid, instant: occurrence.start.instant))
                         plan.add(fields: override, zone: start, occurrence: (index, i))
@@ -163,7 +164,7 @@ private struct EventPlan: Sendable {
             let start: CalendarTime, end: CalendarTime, key: String
             if p.series >= 0 {
                 let series = Int(p.series), occurrence = Int(p.occurrence)
-                let times = components[series].series!.occurrences[occurrence]
+                let times = components[series].series![occurrence]
                 (start, end) = series == fields ? (times.start, times.end) : (components[fields].start!, components[fields].end!)
                 key = components[series].uid + "/" + times.start.recurrenceKey
             } else {

@@ -28,6 +28,23 @@ struct CalendarTime: Sendable, Hashable {
         self.zone = zone; self.instant = instant; self.offset = offset
     }
 
+    /// A time without its zone, which the holder keeps by number (at most 256 zones, the
+    /// number in the wall word's unused low byte); two of them share one 40-byte stride.
+    struct Packed: Sendable {
+        fileprivate var wallAndZone: UInt64
+        fileprivate var instant: Int64
+        var zone: Int { Int(wallAndZone & 0xFF) }
+    }
+
+    /// The time packed, with its offset apart (so a pair of them packs without padding).
+    func packed(zone number: UInt8) -> (Packed, offset: Int32) {
+        (Packed(wallAndZone: packedWall | UInt64(number), instant: instant), Int32(offset))
+    }
+
+    init(_ packed: Packed, offset: Int32, zone: Zone) {
+        packedWall = packed.wallAndZone & ~0xFF; self.zone = zone; instant = packed.instant; self.offset = Int(offset)
+    }
+
     var wall: LocalDateTime {
         let part = { (shift: UInt64) in Int(packedWall >> shift & 0xFF) }
         return LocalDateTime(year: Int(Int16(truncatingIfNeeded: packedWall >> 48)), month: part(40), day: part(32),

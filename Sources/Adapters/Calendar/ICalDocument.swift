@@ -285,8 +285,11 @@ private struct ComponentReader {
             kept.append(start)
         }
         let cut = max(0, kept.count - limits.maxPerSeries)
-        return CalendarComponent.Series(occurrences: kept[cut...].map { CalendarComponent.Occurrence(start: $0, end: shift($0, by: length, in: endRef)) },
-                                        beyondCap: Array(kept[..<cut]), nextAfterWindow: afterWindow)
+        let occurrences = kept[cut...].lazy.map { CalendarComponent.Occurrence(start: $0, end: shift($0, by: length, in: endRef)) }
+        guard let series = CalendarComponent.Series(occurrences: occurrences, beyondCap: Array(kept[..<cut]), nextAfterWindow: afterWindow) else {
+            throw ComponentProblem("occurrences in more than 255 time zones")
+        }
+        return series
     }
 
     // MARK: - Times
