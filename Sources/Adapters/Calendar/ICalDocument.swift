@@ -48,18 +48,28 @@ final class ICalDocument {
 
     /// Reads `bytes` and expands every series within `limits`: a piece at a time (``ICalPieces``)
     /// when the text can be cut, else whole; a piece libical cannot read has the text read whole.
+    ///
+    /// The first piece of each VCALENDAR stays parsed until the end: the later pieces (which hold
+    /// the same VTIMEZONEs) place their times in its zones, so each zone's transitions are worked
+    /// out once, not once per piece.
     static func read(_ bytes: [UInt8], limits: RecurrenceLimits) throws(ICalError) -> ICalendarContents {
         var reading = Reading(limits: limits, beginLines: beginLines(bytes))
         if let pieces = ICalPieces(bytes) {
             do throws(ICalError) {
-                try pieces.eachPiece { (piece) throws(ICalError) in try ICalDocument(piece).read(into: &reading) }
+                var firstPieces: [Int: ICalDocument] = [:]
+                try pieces.eachPiece { (piece, calendar) throws(ICalError) in
+                    let document = try ICalDocument(piece)
+                    let first = firstPieces[calendar] ?? document
+                    firstPieces[calendar] = first
+                    document.read(into: &reading, zonesOf: first.calendars.first)
+                }
                 return reading.finish()
             } catch {
                 if case .libraryUnavailable = error { throw error }
                 reading = Reading(limits: limits, beginLines: reading.beginLines)
             }
         }
-        try ICalDocument(bytes).read(into: &reading)
+        try ICalDocument(bytes).read(into: &reading, zonesOf: nil)
         return reading.finish()
     }
 
@@ -95,7 +105,9 @@ final class ICalDocument {
         return children(of: root, ICAL_VCALENDAR_COMPONENT)
     }
 
-    private func read(into reading: inout Reading) {
+    /// - Parameter zonesOf: the VCALENDAR whose VTIMEZONEs stand for this text's own of the
+    ///   same TZID (the first piece's); nil for the text's own.
+    private func read(into reading: inout Reading, zonesOf zoneCalendar: OpaquePointer?) {
         for calendar in calendars {
             let name = xProperty(calendar, "X-WR-CALNAME")
             if reading.contents.calendarName == nil { reading.contents.calendarName = name }
@@ -118,7 +130,7 @@ final class ICalDocument {
                 // Each event or to-do leaves the tree once read: the tree of a large file is many
                 // times its size, and the values read take its place.
                 defer { reading.index += 1; cical_remove_component(calendar, component); cical_component_free(component) }
-                let reader = ComponentReader(component: component, calendar: calendar, defaultZone: defaultZone)
+                let reader = ComponentReader(component: component, calendar: calendar, zoneCalendar: zoneCalendar, defaultZone: defaultZone)
                 do throws(ComponentProblem) {
                     var value = try reader.read(kind, limits: reading.limits)
                     value.line = reading.index < reading.beginLines.count ? reading.beginLines[reading.index] : nil
@@ -185,6 +197,9 @@ private struct ZoneRef {
 private struct ComponentReader {
     let component: OpaquePointer
     let calendar: OpaquePointer
+    /// Where a TZID's VTIMEZONE is looked up first (``ICalDocument/read(_:limits:)``); its
+    /// pointers outlive this reader's.
+    let zoneCalendar: OpaquePointer?
     let defaultZone: ZoneRef?
 
     /// Properties whose damage changes when or whether the component happens.
@@ -308,7 +323,8 @@ private struct ComponentReader {
         else if let property = property ?? first(kind) {
             if let tzid = cical_property_parameter(property, "TZID").map({ String(cString: $0) }) {
                 guard let zone = raw.zone else { throw ComponentProblem("unknown TZID \(tzid)") }
-                ref = ZoneRef(pointer: zone, zone: .zoned(tzid: tzid))
+                let shared = zoneCalendar.flatMap { calendar in tzid.withCString { cical_timezone_of(calendar, $0) } }
+                ref = ZoneRef(pointer: shared ?? zone, zone: .zoned(tzid: tzid))
             } else {
                 ref = defaultZone ?? ZoneRef(pointer: nil, zone: .floating)
             }

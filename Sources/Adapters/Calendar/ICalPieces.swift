@@ -25,15 +25,15 @@ struct ICalPieces {
         self.bytes = bytes; self.calendars = calendars; self.perPiece = perPiece
     }
 
-    /// Each piece's text, in order.
-    func eachPiece(_ body: ([UInt8]) throws(ICalError) -> Void) throws(ICalError) {
-        for calendar in calendars {
+    /// Each piece's text, in order, with the number of the VCALENDAR it is of.
+    func eachPiece(_ body: ([UInt8], _ calendar: Int) throws(ICalError) -> Void) throws(ICalError) {
+        for (number, calendar) in calendars.enumerated() {
             for start in stride(from: 0, to: max(calendar.components.count, 1), by: perPiece) {
                 var text: [UInt8] = []
                 for range in calendar.header { text += bytes[range] }
                 for range in calendar.components[start..<min(start + perPiece, calendar.components.count)] { text += bytes[range] }
                 text += bytes[calendar.end]
-                try body(text)
+                try body(text, number)
             }
         }
     }

@@ -209,17 +209,18 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
 
         /// The line whose id is the `length` bytes at `start`, or else the free slot for it.
         private func find(idAt start: Int, length: Int) -> (line: Int?, slot: Int) {
-            let id = bytes[start..<start + length]
             let mask = slots.count - 1
-            var slot = Builder.hash(id) & mask
-            while slots[slot] != 0 {
-                let line = lines[Int(slots[slot]) - 1]
-                if Int(line.idLength) == length, bytes[Int(line.range.lowerBound)..<Int(line.range.lowerBound) + length].elementsEqual(id) {
-                    return (Int(slots[slot]) - 1, slot)
+            var slot = Builder.hash(bytes[start..<start + length]) & mask
+            return bytes.withUnsafeBufferPointer { buffer in
+                while slots[slot] != 0 {
+                    let line = lines[Int(slots[slot]) - 1]
+                    if Int(line.idLength) == length, memcmp(buffer.baseAddress! + Int(line.range.lowerBound), buffer.baseAddress! + start, length) == 0 {
+                        return (Int(slots[slot]) - 1, slot)
+                    }
+                    slot = (slot + 1) & mask
                 }
-                slot = (slot + 1) & mask
+                return (nil, slot)
             }
-            return (nil, slot)
         }
 
         private mutating func rehash(into count: Int) {

@@ -147,6 +147,32 @@ struct RecurrenceTests {
         #expect(byKey["team/20250115T060000Z"]?.fields["start"] == "2025-01-15T09:00:00+03:00")
     }
 
+    /// Later pieces place their times in the zones of their own calendar's first piece: two
+    /// VCALENDARs of one file, each read in two pieces, each defining its own `Custom/Office`.
+    @Test func twoCalendarsReadInPiecesKeepTheirOwnZoneOfOneName() {
+        func calendar(_ name: String, offset: String) -> String {
+            let zone = "BEGIN:VTIMEZONE\r\nTZID:Custom/Office\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\nTZOFFSETFROM:\(offset)\r\n"
+                + "TZOFFSETTO:\(offset)\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+            let events = (0..<250).map { i in
+                "BEGIN:VEVENT\r\nUID:\(name)-\(i)\r\nDTSTART;TZID=Custom/Office:20250101T100000\r\nDTEND;TZID=Custom/Office:20250101T110000\r\nEND:VEVENT\r\n"
+            }
+            return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + zone + events.joined() + "END:VCALENDAR\r\n"
+        }
+        let text = calendar("east", offset: "+0300") + calendar("west", offset: "-0500")
+        let limits = RecurrenceLimits(windowEnd: Int64(Self.instant("2026-01-01T00:00:00Z").timeIntervalSince1970), maxPerSeries: 10)
+        guard case .parsed(let items, let warnings, _, _) = CalendarAdapter.parse(path: "/cal/two.ics", bytes: Array(text.utf8), namedDirectly: true,
+                                                                                  limits: limits, lookAhead: 0) else {
+            Issue.record("not parsed"); return
+        }
+        let byKey = Dictionary(uniqueKeysWithValues: items.all.map { ($0.key, $0.fields["start"]?.stringValue ?? "-") })
+        #expect(byKey.count == 500)
+        #expect(warnings.isEmpty)
+        for i in [0, 249] {
+            #expect(byKey["east-\(i)"] == "2025-01-01T10:00:00+03:00")
+            #expect(byKey["west-\(i)"] == "2025-01-01T10:00:00-05:00")
+        }
+    }
+
     @Test func exdateRdateAndAnOverride() {
         let result = Self.parse("""
             BEGIN:VEVENT\r\nUID:team\r\nSUMMARY:team\r\nDTSTART;TZID=Europe/Berlin:20250303T090000\r\nDTEND;TZID=Europe/Berlin:20250303T100000\r\n\
