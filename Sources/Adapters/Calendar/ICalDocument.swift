@@ -53,8 +53,18 @@ final class ICalDocument {
     /// the same VTIMEZONEs) place their times in its zones, so each zone's transitions are worked
     /// out once, not once per piece.
     static func read(_ bytes: [UInt8], limits: RecurrenceLimits) throws(ICalError) -> ICalendarContents {
-        var reading = Reading(limits: limits, beginLines: beginLines(bytes))
-        if let pieces = ICalPieces(bytes) {
+        try read(bytes, pieces: ICalPieces(bytes), limits: limits, eachPiece: nil)
+    }
+
+    /// `read`, cut into `pieces` when there are; with `eachPiece`, after each piece the components
+    /// read and not yet taken are offered to it (with the calendar name found so far): those it
+    /// takes (returning true) are not kept in the contents. Once some were taken, a later piece
+    /// libical cannot read fails the text.
+    static func read(_ bytes: [UInt8], pieces: ICalPieces?, limits: RecurrenceLimits,
+                     eachPiece: ((_ components: [CalendarComponent], _ calendarName: String?) -> Bool)?) throws(ICalError) -> ICalendarContents {
+        var reading = Reading(limits: limits, beginLines: beginLines(bytes), keepsAll: eachPiece == nil)
+        var handedOver = false
+        if let pieces {
             do throws(ICalError) {
                 var firstPieces: [Int: ICalDocument] = [:]
                 try pieces.eachPiece { (piece, calendar) throws(ICalError) in
@@ -62,11 +72,16 @@ final class ICalDocument {
                     let first = firstPieces[calendar] ?? document
                     firstPieces[calendar] = first
                     document.read(into: &reading, zonesOf: first.calendars.first)
+                    if let eachPiece, eachPiece(reading.contents.components, reading.contents.calendarName) {
+                        reading.contents.components.removeAll(keepingCapacity: true)
+                        handedOver = true
+                    }
                 }
                 return reading.finish()
             } catch {
                 if case .libraryUnavailable = error { throw error }
-                reading = Reading(limits: limits, beginLines: reading.beginLines)
+                if handedOver { throw error }
+                reading = Reading(limits: limits, beginLines: reading.beginLines, keepsAll: true)
             }
         }
         try ICalDocument(bytes).read(into: &reading, zonesOf: nil)
@@ -82,9 +97,10 @@ final class ICalDocument {
         /// VEVENTs and VTODOs met so far.
         var index = 0
 
-        init(limits: RecurrenceLimits, beginLines: [Int]) {
+        /// - Parameter keepsAll: whether the text's components are all kept, not handed over a piece at a time.
+        init(limits: RecurrenceLimits, beginLines: [Int], keepsAll: Bool) {
             self.limits = limits; self.beginLines = beginLines
-            contents.components.reserveCapacity(beginLines.count)    // not doubled as it grows: 5000 events are 2 MB
+            if keepsAll { contents.components.reserveCapacity(beginLines.count) }    // not doubled as it grows: 5000 events are 2 MB
         }
 
         func finish() -> ICalendarContents {

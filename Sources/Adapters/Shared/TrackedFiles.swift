@@ -22,6 +22,12 @@ struct TrackedFiles: Sendable {
         case parsed(FileItems, warnings: [String], refreshAfter: Date?, retained: [ItemKey] = [])
         /// The file as a whole could not be read as this format.
         case failed(String)
+        /// A large file whose items are handed over while it is still being parsed, so they are made
+        /// and recorded on one core while the parse goes on on the other. `produce` runs on a thread of
+        /// its own, gives each part's items (in order) to `deliver`, which blocks while two parts wait,
+        /// and returns how the parse ended: `.parsed` with its last items, or `.failed` (the file then
+        /// keeps its old record, or none: it is read again next time).
+        case streamed(@Sendable (_ deliver: (FileItems) -> Void) -> Parse)
     }
 
     let roots: [String]
@@ -127,28 +133,69 @@ struct TrackedFiles: Sendable {
             guard old == nil else { return nil }
             record.hash = hash                           // a new bad file: remember it so it is not re-read until it changes
         case .parsed(let hash, .parsed(let parsed, let warnings, let refreshAfter, let retained)):
-            for warning in warnings { await sink.warn("\(file.name): \(warning)") }
-            record.hash = hash
-            record.refreshAfter = refreshAfter
             var items = ItemTable.Builder(capacity: parsed.count)
-            // The next chunk is made while this one is recorded and queued.
-            let chunk = { (start: Int) in start < parsed.count ? Task { parsed.make(start..<min(start + chunkSize, parsed.count)) } : nil }
-            var making = chunk(0)
-            var start = 0
-            while let made = making {
-                start += chunkSize
-                making = chunk(start)
-                for item in await made.value {
-                    let id = ItemKey(endpoint: item.endpoint, key: item.key)
-                    if items.set(id, version: item.version ?? ""), old?.items.version(of: id) != item.version { ledger.queue(item) }
-                }
-                try await ledger.commitIfFull()
-            }
-            for id in retained { if let version = old?.items.version(of: id) { items.insert(id, version: version) } }
-            record.items = items.table()
-            ledger.lose(old?.items.keys(notIn: record.items) ?? [])
+            try await queue(parsed, into: &items, old: old, ledger: &ledger)
+            await finish(&record, hash: hash, items: items, warnings: warnings, refreshAfter: refreshAfter, retained: retained,
+                         file: file, old: old, ledger: &ledger, sink: sink)
+        case .parsed(let hash, .streamed(let produce)):
+            return try await streamed(produce, hash: hash, record: record, file: file, old: old, into: &ledger, sink: sink)
         }
         return record
+    }
+
+    /// The record of a file whose parse hands its items over while it goes on (``Parse/streamed(_:)``).
+    private func streamed(_ produce: @escaping @Sendable (_ deliver: (FileItems) -> Void) -> Parse, hash: String, record: FileRecord,
+                          file: FolderWalker.Entry, old: FileRecord?, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> FileRecord? {
+        var record = record
+        let parts = ParsedParts(produce)
+        defer { parts.close() }
+        var items = ItemTable.Builder(capacity: old?.items.count ?? 0)     // the size it had last time
+        for await part in parts.stream {
+            switch part {
+            case .items(let parsed):
+                parts.taken()
+                try await queue(parsed, into: &items, old: old, ledger: &ledger)
+            case .end(.parsed(let parsed, let warnings, let refreshAfter, let retained)):
+                try await queue(parsed, into: &items, old: old, ledger: &ledger)
+                await finish(&record, hash: hash, items: items, warnings: warnings, refreshAfter: refreshAfter, retained: retained,
+                             file: file, old: old, ledger: &ledger, sink: sink)
+                return record
+            case .end(let end):
+                // The items given are queued; with no record the file is read again next time.
+                if case .failed(let reason) = end { await sink.warn("\(file.name): \(reason)") }
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// Queues those of a file's items that are new or changed, a chunk at a time; the next chunk
+    /// is made while this one is recorded and queued.
+    private func queue(_ parsed: FileItems, into items: inout ItemTable.Builder, old: FileRecord?,
+                       ledger: inout FileLedger<some ItemSink>) async throws {
+        let chunk = { (start: Int) in start < parsed.count ? Task { parsed.make(start..<min(start + chunkSize, parsed.count)) } : nil }
+        var making = chunk(0)
+        var start = 0
+        while let made = making {
+            start += chunkSize
+            making = chunk(start)
+            for item in await made.value {
+                let id = ItemKey(endpoint: item.endpoint, key: item.key)
+                if items.set(id, version: item.version ?? ""), old?.items.version(of: id) != item.version { ledger.queue(item) }
+            }
+            try await ledger.commitIfFull()
+        }
+    }
+
+    /// The record of a file whose items were all queued.
+    private func finish(_ record: inout FileRecord, hash: String, items: consuming ItemTable.Builder, warnings: [String], refreshAfter: Date?,
+                        retained: [ItemKey], file: FolderWalker.Entry, old: FileRecord?, ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async {
+        for warning in warnings { await sink.warn("\(file.name): \(warning)") }
+        record.hash = hash
+        record.refreshAfter = refreshAfter
+        for id in retained { if let version = old?.items.version(of: id) { items.insert(id, version: version) } }
+        record.items = items.table()
+        ledger.lose(old?.items.keys(notIn: record.items) ?? [])
     }
 
     private func isUnderRoots(_ path: String) -> Bool {

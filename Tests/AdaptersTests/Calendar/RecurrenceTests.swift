@@ -11,10 +11,9 @@ struct RecurrenceTests {
     static func parse(_ body: String, header: String = "", now: String = "2026-01-01T00:00:00Z", lookAheadDays: Int64 = 90, max: Int = 5000) -> (items: [Item], warnings: [String], refreshAfter: Date?) {
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\(header)\(body)END:VCALENDAR\r\n"
         let limits = RecurrenceLimits(windowEnd: Int64(instant(now).timeIntervalSince1970) + lookAheadDays * 86_400, maxPerSeries: max)
-        switch CalendarAdapter.parse(path: "/cal/test.ics", bytes: Array(text.utf8), namedDirectly: true, limits: limits, lookAhead: lookAheadDays * 86_400) {
-        case .parsed(let items, let warnings, let refreshAfter, _): return (items.all, warnings, refreshAfter)
-        case .failed(let reason): Issue.record("failed: \(reason)"); return ([], [], nil)
-        }
+        let parse = CalendarAdapter.parse(path: "/cal/test.ics", bytes: Array(text.utf8), namedDirectly: true, limits: limits, lookAhead: lookAheadDays * 86_400)
+        guard let whole = parse.whole else { Issue.record("failed: \(parse.failure ?? "")"); return ([], [], nil) }
+        return (whole.items, whole.warnings, whole.refreshAfter)
     }
 
     static func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
@@ -160,11 +159,11 @@ struct RecurrenceTests {
         }
         let text = calendar("east", offset: "+0300") + calendar("west", offset: "-0500")
         let limits = RecurrenceLimits(windowEnd: Int64(Self.instant("2026-01-01T00:00:00Z").timeIntervalSince1970), maxPerSeries: 10)
-        guard case .parsed(let items, let warnings, _, _) = CalendarAdapter.parse(path: "/cal/two.ics", bytes: Array(text.utf8), namedDirectly: true,
-                                                                                  limits: limits, lookAhead: 0) else {
+        guard let (items, warnings, _, _) = CalendarAdapter.parse(path: "/cal/two.ics", bytes: Array(text.utf8), namedDirectly: true,
+                                                                  limits: limits, lookAhead: 0).whole else {
             Issue.record("not parsed"); return
         }
-        let byKey = Dictionary(uniqueKeysWithValues: items.all.map { ($0.key, $0.fields["start"]?.stringValue ?? "-") })
+        let byKey = Dictionary(uniqueKeysWithValues: items.map { ($0.key, $0.fields["start"]?.stringValue ?? "-") })
         #expect(byKey.count == 500)
         #expect(warnings.isEmpty)
         for i in [0, 249] {
