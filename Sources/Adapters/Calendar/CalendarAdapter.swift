@@ -68,7 +68,7 @@ public struct CalendarAdapter: DeviceAdapter {
         guard let pieces, !pieces.hasOverrides else {
             return parseWhole(path: path, bytes: bytes, pieces: pieces, naming: naming, limits: limits, lookAhead: lookAhead, deliver: nil)
         }
-        return .streamed { deliver in
+        return .streamed(parts: pieces.count) { deliver in
             withoutActuallyEscaping(deliver) { deliver in
                 parseWhole(path: path, bytes: bytes, pieces: pieces, naming: naming, limits: limits, lookAhead: lookAhead, deliver: deliver)
             }

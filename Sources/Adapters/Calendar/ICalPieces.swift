@@ -27,6 +27,9 @@ struct ICalPieces {
         self.bytes = bytes; self.calendars = calendars; self.perPiece = perPiece; self.hasOverrides = hasOverrides
     }
 
+    /// How many pieces there are.
+    var count: Int { calendars.reduce(0) { $0 + max(1, ($1.components.count + perPiece - 1) / perPiece) } }
+
     /// Each piece's text, in order, with the number of the VCALENDAR it is of.
     func eachPiece(_ body: ([UInt8], _ calendar: Int) throws(ICalError) -> Void) throws(ICalError) {
         for (number, calendar) in calendars.enumerated() {

@@ -26,8 +26,9 @@ struct TrackedFiles: Sendable {
         /// and recorded on one core while the parse goes on on the other. `produce` runs on a thread of
         /// its own, gives each part's items (in order) to `deliver`, which blocks while two parts wait,
         /// and returns how the parse ended: `.parsed` with its last items, or `.failed` (the file then
-        /// keeps its old record, or none: it is read again next time).
-        case streamed(@Sendable (_ deliver: (FileItems) -> Void) -> Parse)
+        /// keeps its old record, or none: it is read again next time). `parts` is how many parts it
+        /// expects to give: a new file's table is made room for from the first part's count.
+        case streamed(parts: Int, @Sendable (_ deliver: (FileItems) -> Void) -> Parse)
     }
 
     let roots: [String]
@@ -95,7 +96,7 @@ struct TrackedFiles: Sendable {
                 results[i] = .unreadable("")
                 guard let record = try await record(of: pending.file, consume result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
                 if adoptsCopies, !record.items.isEmpty, copies[record.hash] == nil { copies[record.hash] = record }
-                ledger.write(pending.file.name, record.encoded, table: record.items)
+                ledger.write(pending.file.name, record: record.encoded)
                 try await ledger.commitIfFull()
             }
             await sink.progress(examined: min(start + batch, toRead.count), total: toRead.count)
@@ -137,25 +138,31 @@ struct TrackedFiles: Sendable {
             try await queue(parsed, into: &items, old: old, ledger: &ledger)
             await finish(&record, hash: hash, items: items, warnings: warnings, refreshAfter: refreshAfter, retained: retained,
                          file: file, old: old, ledger: &ledger, sink: sink)
-        case .parsed(let hash, .streamed(let produce)):
-            return try await streamed(produce, hash: hash, record: record, file: file, old: old, into: &ledger, sink: sink)
+        case .parsed(let hash, .streamed(let parts, let produce)):
+            return try await streamed(produce, parts: parts, hash: hash, record: record, file: file, old: old, into: &ledger, sink: sink)
         }
         return record
     }
 
     /// The record of a file whose parse hands its items over while it goes on (``Parse/streamed(_:)``).
-    private func streamed(_ produce: @escaping @Sendable (_ deliver: (FileItems) -> Void) -> Parse, hash: String, record: FileRecord,
+    private func streamed(_ produce: @escaping @Sendable (_ deliver: (FileItems) -> Void) -> Parse, parts count: Int, hash: String, record: FileRecord,
                           file: FolderWalker.Entry, old: FileRecord?, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> FileRecord? {
         var record = record
         let parts = ParsedParts(produce)
         defer { parts.close() }
-        var items = ItemTable.Builder(capacity: old?.items.count ?? 0)     // the size it had last time
+        // Room for as many items as last time, else as the first part times the parts expected:
+        // grown by doubling, the table would hold its old and new buffers at once.
+        var builder: ItemTable.Builder?
+        func sized(_ first: FileItems) -> ItemTable.Builder { ItemTable.Builder(capacity: old?.items.count ?? first.count * max(count, 1)) }
         for await part in parts.stream {
             switch part {
             case .items(let parsed):
                 parts.taken()
+                var items = builder.take() ?? sized(parsed)
                 try await queue(parsed, into: &items, old: old, ledger: &ledger)
+                builder = consume items
             case .end(.parsed(let parsed, let warnings, let refreshAfter, let retained)):
+                var items = builder.take() ?? sized(parsed)
                 try await queue(parsed, into: &items, old: old, ledger: &ledger)
                 await finish(&record, hash: hash, items: items, warnings: warnings, refreshAfter: refreshAfter, retained: retained,
                              file: file, old: old, ledger: &ledger, sink: sink)

@@ -27,7 +27,7 @@ struct TrackedFilesTests {
                 if lines.contains("!") { return .failed("not this format") }
                 return .parsed(TrackedFiles.FileItems(lines.map(item)), warnings: [], refreshAfter: refreshAfter)
             }
-            return .streamed { deliver in
+            return .streamed(parts: lines.count) { deliver in
                 for line in lines.dropLast() {
                     if line == "!" { return .failed("not this format") }
                     deliver(TrackedFiles.FileItems([item(line)]))

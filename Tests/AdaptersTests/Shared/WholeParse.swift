@@ -9,7 +9,7 @@ extension TrackedFiles.Parse {
         switch self {
         case .parsed(let items, let warnings, let refreshAfter, let retained): return (items.all, warnings, refreshAfter, retained)
         case .failed: return nil
-        case .streamed(let produce):
+        case .streamed(_, let produce):
             var given: [Item] = []
             guard let end = produce({ given += $0.all }).whole else { return nil }
             return (given + end.items, end.warnings, end.refreshAfter, end.retained)
@@ -20,7 +20,7 @@ extension TrackedFiles.Parse {
     var failure: String? {
         switch self {
         case .failed(let reason): reason
-        case .streamed(let produce): produce { _ in }.failure
+        case .streamed(_, let produce): produce { _ in }.failure
         case .parsed: nil
         }
     }
