@@ -172,6 +172,19 @@ struct RecurrenceTests {
         }
     }
 
+    /// An override 250 events after its series, so in another piece: the file is not streamed,
+    /// and the override still replaces its occurrence.
+    @Test func anOverrideInALaterPieceThanItsSeriesStillReplacesItsOccurrence() {
+        let series = "BEGIN:VEVENT\r\nUID:s\r\nSUMMARY:usual\r\nDTSTART:20250101T100000Z\r\nRRULE:FREQ=DAILY;COUNT=2\r\nEND:VEVENT\r\n"
+        let fillers = (0..<250).map { "BEGIN:VEVENT\r\nUID:f\($0)\r\nDTSTART:20250101T100000Z\r\nEND:VEVENT\r\n" }.joined()
+        let override = "BEGIN:VEVENT\r\nUID:s\r\nRECURRENCE-ID:20250102T100000Z\r\nSUMMARY:moved\r\nDTSTART:20250102T150000Z\r\nEND:VEVENT\r\n"
+        let result = Self.parse(series + fillers + override)
+        let byKey = Dictionary(uniqueKeysWithValues: result.items.map { ($0.key, $0) })
+        #expect(result.items.count == 252)
+        #expect(byKey["s/20250102T100000Z"]?.fields["title"] == "moved")
+        #expect(byKey["s/20250102T100000Z"]?.fields["start"] == "2025-01-02T15:00:00Z")
+    }
+
     @Test func exdateRdateAndAnOverride() {
         let result = Self.parse("""
             BEGIN:VEVENT\r\nUID:team\r\nSUMMARY:team\r\nDTSTART;TZID=Europe/Berlin:20250303T090000\r\nDTEND;TZID=Europe/Berlin:20250303T100000\r\n\
