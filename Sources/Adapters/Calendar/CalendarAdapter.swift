@@ -59,23 +59,78 @@ public struct CalendarAdapter: DeviceAdapter {
     /// One file's items. The collection's name is vdirsyncer's `displayname` beside the file,
     /// else the calendar's X-WR-CALNAME, else the folder's name for a file of one event or to-do
     /// (a vdir item) and the file's own name for a file of several (an export) or one named in `Path=`.
+    ///
+    /// A file cut into pieces whose overrides (RECURRENCE-ID) cannot be in another piece than
+    /// their series is streamed: each piece's items are recorded while libical reads the next.
     static func parse(path: String, bytes: [UInt8], namedDirectly: Bool, limits: RecurrenceLimits, lookAhead: Int64) -> TrackedFiles.Parse {
+        let naming = Naming(path: path, namedDirectly: namedDirectly)
+        let pieces = ICalPieces(bytes)
+        guard let pieces, !pieces.hasOverrides else {
+            return parseWhole(path: path, bytes: bytes, pieces: pieces, naming: naming, limits: limits, lookAhead: lookAhead, deliver: nil)
+        }
+        return .streamed(parts: pieces.count) { deliver in
+            withoutActuallyEscaping(deliver) { deliver in
+                parseWhole(path: path, bytes: bytes, pieces: pieces, naming: naming, limits: limits, lookAhead: lookAhead, deliver: deliver)
+            }
+        }
+    }
+
+    /// The parse; with `deliver`, the items of the pieces read once the collection's name is known
+    /// are given to it, the rest are in the `.parsed` returned.
+    private static func parseWhole(path: String, bytes: [UInt8], pieces: ICalPieces?, naming: Naming, limits: RecurrenceLimits, lookAhead: Int64,
+                                   deliver: ((TrackedFiles.FileItems) -> Void)?) -> TrackedFiles.Parse {
         let clock = ContinuousClock()
         let started = clock.now
+        var planning = Duration.zero, waiting = Duration.zero     // waiting: while the recorder has two pieces to take
+        var refreshAt: Int64?
+        var retained: [ItemKey] = []
+        var componentsDelivered = 0, itemsDelivered = 0
+        func planned(_ components: [CalendarComponent], _ collection: String) -> TrackedFiles.FileItems {
+            let before = clock.now
+            defer { planning += clock.now - before }
+            let made = CalendarItems(collection: collection, limits: limits, lookAhead: lookAhead).make(components)
+            refreshAt = [refreshAt, made.refreshAt].compactMap { $0 }.min()
+            retained += made.retained
+            return made.items
+        }
         let contents: ICalendarContents
-        do { contents = try ICalDocument.read(bytes, limits: limits) } catch { return .failed(error.description) }
-        let parsed = clock.now
-        let folder = path.deletingLastPathComponent
-        let uids = Set(contents.components.map(\.uid))
-        let fileName = path.lastPathComponent
-        let stem = fileName.lowercased().hasSuffix(".ics") ? String(fileName.dropLast(4)) : fileName
-        let collection = displayName(in: folder) ?? contents.calendarName
-            ?? (uids.count == 1 && !namedDirectly ? folder.lastPathComponent : stem)
-        let made = CalendarItems(collection: collection, limits: limits, lookAhead: lookAhead).make(contents.components)
-        Log.debug("\(path): \(contents.components.count) components parsed and expanded in \(milliseconds(parsed - started)) ms, "
-                  + "\(made.items.count) items planned in \(milliseconds(clock.now - parsed)) ms")
-        return .parsed(made.items, warnings: contents.problems, refreshAfter: made.refreshAt.map { Date(timeIntervalSince1970: Double($0)) },
-                       retained: made.retained)
+        do {
+            contents = try ICalDocument.read(bytes, pieces: pieces, limits: limits, eachPiece: deliver.map { deliver in { components, calendarName in
+                guard let collection = naming.displayName ?? calendarName else { return false }     // not known yet: kept till the end
+                let items = planned(components, collection)
+                componentsDelivered += components.count; itemsDelivered += items.count
+                let before = clock.now
+                deliver(items)
+                waiting += clock.now - before
+                return true
+            } })
+        } catch { return .failed(error.description) }
+        let rest = planned(contents.components, naming.collection(calendarName: contents.calendarName, components: contents.components))
+        Log.debug("\(path): \(componentsDelivered + contents.components.count) components parsed and expanded in \(milliseconds(clock.now - started - planning - waiting)) ms, "
+                  + "\(itemsDelivered + rest.count) items planned in \(milliseconds(planning)) ms")
+        return .parsed(rest, warnings: contents.problems, refreshAfter: refreshAt.map { Date(timeIntervalSince1970: Double($0)) }, retained: retained)
+    }
+
+    /// What a file's collection is called.
+    private struct Naming {
+        let folder: String
+        let stem: String
+        let namedDirectly: Bool
+        /// vdirsyncer's, read once.
+        let displayName: String?
+
+        init(path: String, namedDirectly: Bool) {
+            folder = path.deletingLastPathComponent
+            let fileName = path.lastPathComponent
+            stem = fileName.lowercased().hasSuffix(".ics") ? String(fileName.dropLast(4)) : fileName
+            self.namedDirectly = namedDirectly
+            displayName = CalendarAdapter.displayName(in: folder)
+        }
+
+        /// The name, when the file's calendar name and all its components are known.
+        func collection(calendarName: String?, components: [CalendarComponent]) -> String {
+            displayName ?? calendarName ?? (Set(components.map(\.uid)).count == 1 && !namedDirectly ? folder.lastPathComponent : stem)
+        }
     }
 
     private static func milliseconds(_ d: Duration) -> String {

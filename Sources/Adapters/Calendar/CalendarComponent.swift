@@ -20,12 +20,48 @@ struct CalendarComponent: Sendable {
     /// end: at most the cap, the ones nearest the window's end (DESIGN.md), so a long-running
     /// series keeps its recent and coming occurrences.
     struct Series: Sendable {
-        var occurrences: [Occurrence]
+        /// The occurrences in 40 bytes each, their zones by number in `zones`: a large file holds
+        /// every occurrence of every series until its items are made.
+        private var packed: [PackedOccurrence] = []
+        private var zones: [CalendarTime.Zone] = []
         /// Starts of the older occurrences the cap left out: still the file's, not deleted.
         var beyondCap: [CalendarTime] = []
         /// Start of the first occurrence after the window: when the window gets there the file
         /// must be read again.
         var nextAfterWindow: Int64?
+
+        /// nil when the occurrences are written in more than 256 zones.
+        init?(occurrences: some Collection<Occurrence>, beyondCap: [CalendarTime] = [], nextAfterWindow: Int64? = nil) {
+            packed.reserveCapacity(occurrences.count)
+            for occurrence in occurrences {
+                guard zones.count < 255 || zones.contains(occurrence.start.zone) && zones.contains(occurrence.end.zone) else { return nil }
+                let (start, startOffset) = occurrence.start.packed(zone: zoneNumber(occurrence.start.zone))
+                let (end, endOffset) = occurrence.end.packed(zone: zoneNumber(occurrence.end.zone))
+                packed.append(PackedOccurrence(start: start, end: end, startOffset: startOffset, endOffset: endOffset))
+            }
+            self.beyondCap = beyondCap; self.nextAfterWindow = nextAfterWindow
+        }
+
+        var count: Int { packed.count }
+
+        subscript(i: Int) -> Occurrence {
+            let p = packed[i]
+            return Occurrence(start: CalendarTime(p.start, offset: p.startOffset, zone: zones[p.start.zone]),
+                              end: CalendarTime(p.end, offset: p.endOffset, zone: zones[p.end.zone]))
+        }
+
+        private mutating func zoneNumber(_ zone: CalendarTime.Zone) -> UInt8 {
+            if let i = zones.firstIndex(of: zone) { return UInt8(i) }
+            zones.append(zone)
+            return UInt8(zones.count - 1)
+        }
+
+        private struct PackedOccurrence: Sendable {
+            var start: CalendarTime.Packed
+            var end: CalendarTime.Packed
+            var startOffset: Int32
+            var endOffset: Int32
+        }
     }
 
     var kind: Kind

@@ -38,8 +38,9 @@ struct CalendarItems: Sendable {
                     continue
                 }
                 if let next = series.nextAfterWindow { outside(next) }
-                retained += series.beyondCap.map { ItemKey(endpoint: .calendar, key: "\(component.uid)/\($0.recurrenceKey)") }
-                for (i, occurrence) in series.occurrences.enumerated() {
+                retained += series.beyondCap.map { ItemKey(endpoint: .calendar, key: $0.occurrenceKey(uid: component.uid)) }
+                for i in 0..<series.count {
+                    let occurrence = series[i]
                     if let override = overrides[component.uid]?[occurrence.start.instant], let start = components[override].start, components[override].end != nil {
                         replaced.insert(OverrideID(uid: component.uid, instant: occurrence.start.instant))
                         plan.add(fields: override, zone: start, occurrence: (index, i))
@@ -127,7 +128,10 @@ private struct EventPlan: Sendable {
     /// `tzid` tell: that of its first item.
     private var zones: [Int: CalendarTime] = [:]
 
-    init(components: [CalendarComponent], items: CalendarItems) { self.components = components; self.items = items }
+    init(components: [CalendarComponent], items: CalendarItems) {
+        self.components = components; self.items = items
+        planned.reserveCapacity(components.reduce(0) { $0 + ($1.series?.count ?? 1) })     // at most one per occurrence, not doubled as it grows
+    }
 
     var count: Int { planned.count }
 
@@ -163,12 +167,12 @@ private struct EventPlan: Sendable {
             let start: CalendarTime, end: CalendarTime, key: String
             if p.series >= 0 {
                 let series = Int(p.series), occurrence = Int(p.occurrence)
-                let times = components[series].series!.occurrences[occurrence]
+                let times = components[series].series![occurrence]
                 (start, end) = series == fields ? (times.start, times.end) : (components[fields].start!, components[fields].end!)
-                key = components[series].uid + "/" + times.start.recurrenceKey
+                key = times.start.occurrenceKey(uid: components[series].uid)
             } else {
                 (start, end) = (components[fields].start!, components[fields].end!)
-                key = components[fields].recurrenceID.map { components[fields].uid + "/" + $0.recurrenceKey } ?? components[fields].uid
+                key = components[fields].recurrenceID.map { $0.occurrenceKey(uid: components[fields].uid) } ?? components[fields].uid
             }
             return template.item(key: key, [.string(end.rfc3339), .string(start.rfc3339)])
         }

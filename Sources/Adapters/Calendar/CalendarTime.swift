@@ -28,6 +28,23 @@ struct CalendarTime: Sendable, Hashable {
         self.zone = zone; self.instant = instant; self.offset = offset
     }
 
+    /// A time without its zone, which the holder keeps by number (at most 256 zones, the
+    /// number in the wall word's unused low byte); two of them share one 40-byte stride.
+    struct Packed: Sendable {
+        fileprivate var wallAndZone: UInt64
+        fileprivate var instant: Int64
+        var zone: Int { Int(wallAndZone & 0xFF) }
+    }
+
+    /// The time packed, with its offset apart (so a pair of them packs without padding).
+    func packed(zone number: UInt8) -> (Packed, offset: Int32) {
+        (Packed(wallAndZone: packedWall | UInt64(number), instant: instant), Int32(offset))
+    }
+
+    init(_ packed: Packed, offset: Int32, zone: Zone) {
+        packedWall = packed.wallAndZone & ~0xFF; self.zone = zone; instant = packed.instant; self.offset = Int(offset)
+    }
+
     var wall: LocalDateTime {
         let part = { (shift: UInt64) in Int(packedWall >> shift & 0xFF) }
         return LocalDateTime(year: Int(Int16(truncatingIfNeeded: packedWall >> 48)), month: part(40), day: part(32),
@@ -39,54 +56,73 @@ struct CalendarTime: Sendable, Hashable {
     var tzid: String? { if case .zoned(let tzid) = zone { return tzid }; return nil }
 
     /// RFC 3339 as the node takes it: `2025-03-30T10:00:00+02:00`, `…Z`, a bare `2025-03-30`
-    /// for dates, and a wall time without offset for floating times. Written as bytes: a large
-    /// calendar writes two per occurrence.
+    /// for dates, and a wall time without offset for floating times. Written straight into the
+    /// string's storage: a large calendar writes two per occurrence.
     var rfc3339: String {
-        let wall = wall
-        var out: [UInt8] = []
-        out.reserveCapacity(25)
-        CalendarTime.write(wall.year, 4, &out); out.append(0x2D); CalendarTime.write(wall.month, 2, &out); out.append(0x2D)
-        CalendarTime.write(wall.day, 2, &out)
-        if !isDate {
-            out.append(UInt8(ascii: "T")); CalendarTime.writeClock(wall, separated: true, &out)
+        String(unsafeUninitializedCapacity: 64) { out in     // 64: the longest Int year and offset
+            var n = 0
+            let wall = wall
+            CalendarTime.write(wall.year, 4, out, &n); CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.month, 2, out, &n)
+            CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.day, 2, out, &n)
+            guard !isDate else { return n }
+            CalendarTime.put(UInt8(ascii: "T"), out, &n); CalendarTime.writeClock(wall, separated: true, out, &n)
             switch zone {
             case .date, .floating: break
-            case .utc: out.append(UInt8(ascii: "Z"))
+            case .utc: CalendarTime.put(UInt8(ascii: "Z"), out, &n)
             case .zoned:
                 let minutes = abs(offset) / 60
-                out.append(offset < 0 ? 0x2D : 0x2B); CalendarTime.write(minutes / 60, 2, &out); out.append(0x3A); CalendarTime.write(minutes % 60, 2, &out)
+                CalendarTime.put(offset < 0 ? 0x2D : 0x2B, out, &n); CalendarTime.write(minutes / 60, 2, out, &n)
+                CalendarTime.put(0x3A, out, &n); CalendarTime.write(minutes % 60, 2, out, &n)
             }
+            return n
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The RECURRENCE-ID form of a key (docs/node-api.md): `YYYYMMDDTHHMMSSZ` in UTC for timed
     /// occurrences, `YYYYMMDD` for all-day ones, `YYYYMMDDTHHMMSS` for floating ones.
-    var recurrenceKey: String {
+    var recurrenceKey: String { key(uid: nil) }
+
+    /// `uid/` and the RECURRENCE-ID form (``recurrenceKey``): an occurrence's key, in one string.
+    func occurrenceKey(uid: String) -> String { key(uid: uid) }
+
+    private func key(uid: String?) -> String {
+        let slash = uid == nil ? 0 : 1
+        var uid = uid ?? ""
         let t = zone == .date || zone == .floating ? wall : CalendarTime.utcWall(instant)
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        CalendarTime.write(t.year, 4, &out); CalendarTime.write(t.month, 2, &out); CalendarTime.write(t.day, 2, &out)
-        if zone != .date { out.append(UInt8(ascii: "T")); CalendarTime.writeClock(t, separated: false, &out) }
-        if zone != .date && zone != .floating { out.append(UInt8(ascii: "Z")) }
-        return String(decoding: out, as: UTF8.self)
+        return uid.withUTF8 { prefix in
+            String(unsafeUninitializedCapacity: prefix.count + slash + 40) { out in     // 40: the longest Int year and two-digit fields
+                var n = 0
+                if slash == 1 {
+                    _ = out.initialize(from: prefix); n = prefix.count
+                    CalendarTime.put(UInt8(ascii: "/"), out, &n)
+                }
+                CalendarTime.write(t.year, 4, out, &n); CalendarTime.write(t.month, 2, out, &n); CalendarTime.write(t.day, 2, out, &n)
+                if zone != .date { CalendarTime.put(UInt8(ascii: "T"), out, &n); CalendarTime.writeClock(t, separated: false, out, &n) }
+                if zone != .date && zone != .floating { CalendarTime.put(UInt8(ascii: "Z"), out, &n) }
+                return n
+            }
+        }
     }
 
-    /// `value` in decimal, zero-padded to `width` digits.
-    private static func write(_ value: Int, _ width: Int, _ out: inout [UInt8]) {
-        if value < 0 { out.append(0x2D) }
+    private static func put(_ byte: UInt8, _ out: UnsafeMutableBufferPointer<UInt8>, _ n: inout Int) {
+        out[n] = byte; n += 1
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits (a year is at most 5 digits and a sign).
+    private static func write(_ value: Int, _ width: Int, _ out: UnsafeMutableBufferPointer<UInt8>, _ n: inout Int) {
+        if value < 0 { put(0x2D, out, &n) }
         let v = value.magnitude
         var digits = 1, scale: UInt = 1
         while v / scale >= 10 { scale *= 10; digits += 1 }
-        for _ in digits..<max(digits, width) { out.append(48) }
-        while scale > 0 { out.append(UInt8(48 + v / scale % 10)); scale /= 10 }
+        for _ in digits..<max(digits, width) { put(48, out, &n) }
+        while scale > 0 { put(UInt8(48 + v / scale % 10), out, &n); scale /= 10 }
     }
 
     /// `HH:MM:SS`, or `HHMMSS` unseparated.
-    private static func writeClock(_ t: LocalDateTime, separated: Bool, _ out: inout [UInt8]) {
-        write(t.hour, 2, &out); if separated { out.append(0x3A) }
-        write(t.minute, 2, &out); if separated { out.append(0x3A) }
-        write(t.second, 2, &out)
+    private static func writeClock(_ t: LocalDateTime, separated: Bool, _ out: UnsafeMutableBufferPointer<UInt8>, _ n: inout Int) {
+        write(t.hour, 2, out, &n); if separated { put(0x3A, out, &n) }
+        write(t.minute, 2, out, &n); if separated { put(0x3A, out, &n) }
+        write(t.second, 2, out, &n)
     }
 
     /// The wall time of `instant` in UTC.

@@ -48,45 +48,44 @@ final class ICalDocument {
 
     /// Reads `bytes` and expands every series within `limits`: a piece at a time (``ICalPieces``)
     /// when the text can be cut, else whole; a piece libical cannot read has the text read whole.
+    ///
+    /// The first piece of each VCALENDAR stays parsed until the end: the later pieces (which hold
+    /// the same VTIMEZONEs) place their times in its zones, so each zone's transitions are worked
+    /// out once, not once per piece.
     static func read(_ bytes: [UInt8], limits: RecurrenceLimits) throws(ICalError) -> ICalendarContents {
-        var reading = Reading(limits: limits, beginLines: beginLines(bytes))
-        if let pieces = ICalPieces(bytes) {
+        try read(bytes, pieces: ICalPieces(bytes), limits: limits, eachPiece: nil)
+    }
+
+    /// `read`, cut into `pieces` when there are; with `eachPiece`, after each piece the components
+    /// read and not yet taken are offered to it (with the calendar name found so far): those it
+    /// takes (returning true) are not kept in the contents. Once some were taken, a later piece
+    /// libical cannot read fails the text.
+    static func read(_ bytes: [UInt8], pieces: ICalPieces?, limits: RecurrenceLimits,
+                     eachPiece: ((_ components: [CalendarComponent], _ calendarName: String?) -> Bool)?) throws(ICalError) -> ICalendarContents {
+        var reading = Reading(limits: limits, beginLines: beginLines(bytes), keepsAll: eachPiece == nil)
+        var handedOver = false
+        if let pieces {
             do throws(ICalError) {
-                try pieces.eachPiece { (piece) throws(ICalError) in try ICalDocument(piece).read(into: &reading) }
+                var firstPieces: [Int: ICalDocument] = [:]
+                try pieces.eachPiece { (piece, calendar) throws(ICalError) in
+                    let document = try ICalDocument(piece)
+                    let first = firstPieces[calendar] ?? document
+                    firstPieces[calendar] = first
+                    document.read(into: &reading, zonesOf: first.calendars.first)
+                    if let eachPiece, eachPiece(reading.contents.components, reading.contents.calendarName) {
+                        reading.contents.components.removeAll(keepingCapacity: true)
+                        handedOver = true
+                    }
+                }
                 return reading.finish()
             } catch {
                 if case .libraryUnavailable = error { throw error }
-                reading = Reading(limits: limits, beginLines: reading.beginLines)
+                if handedOver { throw error }
+                reading = Reading(limits: limits, beginLines: reading.beginLines, keepsAll: true)
             }
         }
-        try ICalDocument(bytes).read(into: &reading)
+        try ICalDocument(bytes).read(into: &reading, zonesOf: nil)
         return reading.finish()
-    }
-
-    /// What the components read so far gave, across the pieces of one text.
-    struct Reading {
-        let limits: RecurrenceLimits
-        let beginLines: [Int]
-        var contents = ICalendarContents()
-        var skipped: [(index: Int, uid: String?, reason: String)] = []
-        /// VEVENTs and VTODOs met so far.
-        var index = 0
-
-        init(limits: RecurrenceLimits, beginLines: [Int]) {
-            self.limits = limits; self.beginLines = beginLines
-            contents.components.reserveCapacity(beginLines.count)    // not doubled as it grows: 5000 events are 2 MB
-        }
-
-        func finish() -> ICalendarContents {
-            var contents = contents
-            // Line numbers only when libical kept every component the text begins.
-            let linesMatch = beginLines.count == index
-            for skip in skipped {
-                let place = [linesMatch ? "line \(beginLines[skip.index])" : nil, skip.uid.map { "UID \($0)" }].compactMap { $0 }.joined(separator: ", ")
-                contents.problems.append("\(place.isEmpty ? "a component" : place): \(skip.reason); skipped")
-            }
-            return contents
-        }
     }
 
     /// The VCALENDARs: the root itself, or the children of the XROOT libical makes for several.
@@ -95,7 +94,9 @@ final class ICalDocument {
         return children(of: root, ICAL_VCALENDAR_COMPONENT)
     }
 
-    private func read(into reading: inout Reading) {
+    /// - Parameter zonesOf: the VCALENDAR whose VTIMEZONEs stand for this text's own of the
+    ///   same TZID (the first piece's); nil for the text's own.
+    private func read(into reading: inout Reading, zonesOf zoneCalendar: OpaquePointer?) {
         for calendar in calendars {
             let name = xProperty(calendar, "X-WR-CALNAME")
             if reading.contents.calendarName == nil { reading.contents.calendarName = name }
@@ -118,7 +119,7 @@ final class ICalDocument {
                 // Each event or to-do leaves the tree once read: the tree of a large file is many
                 // times its size, and the values read take its place.
                 defer { reading.index += 1; cical_remove_component(calendar, component); cical_component_free(component) }
-                let reader = ComponentReader(component: component, calendar: calendar, defaultZone: defaultZone)
+                let reader = ComponentReader(component: component, calendar: calendar, zoneCalendar: zoneCalendar, defaultZone: defaultZone)
                 do throws(ComponentProblem) {
                     var value = try reader.read(kind, limits: reading.limits)
                     value.line = reading.index < reading.beginLines.count ? reading.beginLines[reading.index] : nil
@@ -128,24 +129,6 @@ final class ICalDocument {
                 }
             }
         }
-    }
-
-    /// 1-based lines of `BEGIN:VEVENT` and `BEGIN:VTODO`, in order.
-    static func beginLines(_ bytes: [UInt8]) -> [Int] {
-        var lines: [Int] = []
-        var line = 1
-        var start = 0
-        let event = Array("BEGIN:VEVENT".utf8), todo = Array("BEGIN:VTODO".utf8)
-        func matches(_ word: [UInt8], at i: Int) -> Bool {
-            guard i + word.count <= bytes.count else { return false }
-            for k in 0..<word.count where bytes[i + k] & 0xDF != word[k] & 0xDF { return false }   // ASCII case-insensitive
-            return true
-        }
-        for (i, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") || i == start {
-            if i == start, matches(event, at: i) || matches(todo, at: i) { lines.append(line) }
-            if byte == UInt8(ascii: "\n") { line += 1; start = i + 1 }
-        }
-        return lines
     }
 
     private func children(of parent: OpaquePointer, _ kind: icalcomponent_kind) -> [OpaquePointer] {
@@ -185,6 +168,9 @@ private struct ZoneRef {
 private struct ComponentReader {
     let component: OpaquePointer
     let calendar: OpaquePointer
+    /// Where a TZID's VTIMEZONE is looked up first (``ICalDocument/read(_:limits:)``); its
+    /// pointers outlive this reader's.
+    let zoneCalendar: OpaquePointer?
     let defaultZone: ZoneRef?
 
     /// Properties whose damage changes when or whether the component happens.
@@ -285,8 +271,11 @@ private struct ComponentReader {
             kept.append(start)
         }
         let cut = max(0, kept.count - limits.maxPerSeries)
-        return CalendarComponent.Series(occurrences: kept[cut...].map { CalendarComponent.Occurrence(start: $0, end: shift($0, by: length, in: endRef)) },
-                                        beyondCap: Array(kept[..<cut]), nextAfterWindow: afterWindow)
+        let occurrences = kept[cut...].lazy.map { CalendarComponent.Occurrence(start: $0, end: shift($0, by: length, in: endRef)) }
+        guard let series = CalendarComponent.Series(occurrences: occurrences, beyondCap: Array(kept[..<cut]), nextAfterWindow: afterWindow) else {
+            throw ComponentProblem("occurrences in more than 255 time zones")
+        }
+        return series
     }
 
     // MARK: - Times
@@ -305,7 +294,8 @@ private struct ComponentReader {
         else if let property = property ?? first(kind) {
             if let tzid = cical_property_parameter(property, "TZID").map({ String(cString: $0) }) {
                 guard let zone = raw.zone else { throw ComponentProblem("unknown TZID \(tzid)") }
-                ref = ZoneRef(pointer: zone, zone: .zoned(tzid: tzid))
+                let shared = zoneCalendar.flatMap { calendar in tzid.withCString { cical_timezone_of(calendar, $0) } }
+                ref = ZoneRef(pointer: shared ?? zone, zone: .zoned(tzid: tzid))
             } else {
                 ref = defaultZone ?? ZoneRef(pointer: nil, zone: .floating)
             }

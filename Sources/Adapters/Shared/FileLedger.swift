@@ -42,8 +42,8 @@ struct FileLedger<Sink: ItemSink> {
     /// Sets entry `name`, whose files now give `keys`.
     mutating func write(_ name: String, _ entry: Data, keys: [ItemKey]) { write(name, entry, holding: .keys(keys)) }
 
-    /// Sets entry `name`, whose file now gives the items of `table`.
-    mutating func write(_ name: String, _ entry: Data, table: ItemTable) { write(name, entry, holding: .table(table)) }
+    /// Sets entry `name`, a ``FileRecord`` whose file now gives the items of its table.
+    mutating func write(_ name: String, record entry: Data) { write(name, entry, holding: .record(entry)) }
 
     private mutating func write(_ name: String, _ entry: Data, holding: Held) {
         changes.updates[prefix + name] = entry
@@ -85,7 +85,9 @@ struct FileLedger<Sink: ItemSink> {
             for held in written.values where !gone.isEmpty {
                 switch held {
                 case .keys(let keys): gone.subtract(keys)
-                case .table(let table): gone = gone.filter { !table.contains($0) }
+                case .record(let entry):
+                    guard let table = FileRecord(entry)?.items else { continue }
+                    gone = gone.filter { !table.contains($0) }
                 }
             }
             for id in gone { items.append(Item.tombstone(endpoint: id.endpoint, key: id.key)) }
@@ -95,11 +97,13 @@ struct FileLedger<Sink: ItemSink> {
         try await committer.finish()
     }
 
-    /// What an entry holds: the keys it was written with, or a file record's table (looked up,
-    /// not copied into a set: a calendar's table holds 50 000 keys).
+    /// What an entry holds: the keys it was written with, or a file record, whose table is read
+    /// again only if some key was lost (and looked up, not copied into a set: a calendar's table
+    /// holds 50 000 keys). The record's bytes are the ones committed, so a large file's keys are
+    /// not held twice while they are.
     private enum Held {
         case keys([ItemKey])
-        case table(ItemTable)
+        case record(Data)
     }
 
     private mutating func flush() async throws {

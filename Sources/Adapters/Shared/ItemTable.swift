@@ -145,16 +145,18 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
         private var bytes: [UInt8] = []
         /// Per id: its line in `bytes`, and how long its `endpoint\tkey\t` is.
         private var lines: [(range: Range<Int32>, idLength: Int32)] = []
-        /// Line index by the hash of its id, to find an id given again; a hash two ids share
-        /// is told apart by comparing bytes.
-        private var byHash: [Int: Int32] = [:]
+        /// Open addressing by the hash of an id, to find an id given again: a line's index + 1 at
+        /// the first free slot from its hash on, 0 for a free slot; at most half the slots are
+        /// used. 4 bytes a slot, where a dictionary took about 30 a line.
+        private var slots: [Int32]
 
         /// Items expected: room for their lines is made once the first lines tell how long they are.
         private let capacity: Int
 
         init(capacity: Int = 0) {
             self.capacity = capacity
-            lines.reserveCapacity(capacity); byHash.reserveCapacity(capacity)
+            lines.reserveCapacity(capacity)
+            slots = Array(repeating: 0, count: Builder.slotCount(for: capacity))
         }
 
         /// Adds `id`, or gives it this version if it is there; true when it was not there.
@@ -169,7 +171,8 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
             let start = bytes.count
             ItemTable.appendID(id, to: &bytes)
             let idLength = bytes.count - start
-            if let known = index(ofIDAt: start, length: idLength) {
+            let (known, slot) = find(idAt: start, length: idLength)
+            if let known {
                 if replacing {
                     bytes.append(contentsOf: (version.isEmpty ? "-" : version).utf8); bytes.append(0x0A)
                     lines[known].range = Int32(start)..<Int32(bytes.count)
@@ -179,7 +182,7 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
                 return false
             }
             bytes.append(contentsOf: (version.isEmpty ? "-" : version).utf8); bytes.append(0x0A)
-            remember(Int32(start)..<Int32(bytes.count), idLength: idLength)
+            remember(Int32(start)..<Int32(bytes.count), idLength: idLength, slot: slot)
             return true
         }
 
@@ -189,29 +192,51 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
             bytes.append(contentsOf: line)
             if line.last != 0x0A { bytes.append(0x0A) }
             let range = Int32(start)..<Int32(bytes.count)
-            if let known = index(ofIDAt: start, length: idLength) { lines[known].range = range } else { remember(range, idLength: idLength) }
+            let (known, slot) = find(idAt: start, length: idLength)
+            if let known { lines[known].range = range } else { remember(range, idLength: idLength, slot: slot) }
         }
 
-        private mutating func remember(_ range: Range<Int32>, idLength: Int) {
+        /// Keeps a new line, `slot` the free slot `find` gave for its id.
+        private mutating func remember(_ range: Range<Int32>, idLength: Int, slot: Int) {
             if lines.count == Builder.sampled, capacity > lines.count {
                 // Growing by doubling would hold the old and new buffer at once: 10 MB for 50 000 lines.
                 bytes.reserveCapacity(bytes.count / Builder.sampled * capacity * 9 / 8)
             }
-            let hash = Builder.hash(bytes[Int(range.lowerBound)..<Int(range.lowerBound) + idLength])
-            if byHash[hash] == nil { byHash[hash] = Int32(lines.count) }
             lines.append((range, Int32(idLength)))
+            slots[slot] = Int32(lines.count)
+            if lines.count * 2 > slots.count { rehash(into: slots.count * 2) }
         }
 
-        /// The line whose id is the `length` bytes at `start`, if any.
-        private func index(ofIDAt start: Int, length: Int) -> Int? {
-            let id = bytes[start..<start + length]
-            guard let first = byHash[Builder.hash(id)] else { return nil }
-            let sameID = { (i: Int) in
-                let line = lines[i]
-                return Int(line.idLength) == length && bytes[Int(line.range.lowerBound)..<Int(line.range.lowerBound) + length].elementsEqual(id)
+        /// The line whose id is the `length` bytes at `start`, or else the free slot for it.
+        private func find(idAt start: Int, length: Int) -> (line: Int?, slot: Int) {
+            let mask = slots.count - 1
+            var slot = Builder.hash(bytes[start..<start + length]) & mask
+            return bytes.withUnsafeBufferPointer { buffer in
+                while slots[slot] != 0 {
+                    let line = lines[Int(slots[slot]) - 1]
+                    if Int(line.idLength) == length, memcmp(buffer.baseAddress! + Int(line.range.lowerBound), buffer.baseAddress! + start, length) == 0 {
+                        return (Int(slots[slot]) - 1, slot)
+                    }
+                    slot = (slot + 1) & mask
+                }
+                return (nil, slot)
             }
-            if sameID(Int(first)) { return Int(first) }
-            return lines.indices.first(where: sameID)        // two ids of one hash: rare enough to look at every line
+        }
+
+        private mutating func rehash(into count: Int) {
+            slots = Array(repeating: 0, count: count)
+            for (i, line) in lines.enumerated() {
+                var slot = Builder.hash(bytes[Int(line.range.lowerBound)..<Int(line.range.lowerBound) + Int(line.idLength)]) & (count - 1)
+                while slots[slot] != 0 { slot = (slot + 1) & (count - 1) }
+                slots[slot] = Int32(i + 1)
+            }
+        }
+
+        /// A power of two at least twice `items`.
+        private static func slotCount(for items: Int) -> Int {
+            var count = 16
+            while count < items * 2 { count *= 2 }
+            return count
         }
 
         private static let sampled = 256
@@ -224,7 +249,7 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
 
         /// The table: the same buffer, its lines put in order.
         consuming func table() -> ItemTable {
-            byHash = [:]
+            slots = []
             var order = lines.map(\.range)
             lines = []
             bytes.withUnsafeBufferPointer { buffer in

@@ -22,6 +22,13 @@ struct TrackedFiles: Sendable {
         case parsed(FileItems, warnings: [String], refreshAfter: Date?, retained: [ItemKey] = [])
         /// The file as a whole could not be read as this format.
         case failed(String)
+        /// A large file whose items are handed over while it is still being parsed, so they are made
+        /// and recorded on one core while the parse goes on on the other. `produce` runs on a thread of
+        /// its own, gives each part's items (in order) to `deliver`, which blocks while two parts wait,
+        /// and returns how the parse ended: `.parsed` with its last items, or `.failed` (the file then
+        /// keeps its old record, or none: it is read again next time). `parts` is how many parts it
+        /// expects to give: a new file's table is made room for from the first part's count.
+        case streamed(parts: Int, @Sendable (_ deliver: (FileItems) -> Void) -> Parse)
     }
 
     let roots: [String]
@@ -89,7 +96,7 @@ struct TrackedFiles: Sendable {
                 results[i] = .unreadable("")
                 guard let record = try await record(of: pending.file, consume result, old: previous[pending.file.name], into: &ledger, sink: sink) else { continue }
                 if adoptsCopies, !record.items.isEmpty, copies[record.hash] == nil { copies[record.hash] = record }
-                ledger.write(pending.file.name, record.encoded, table: record.items)
+                ledger.write(pending.file.name, record: record.encoded)
                 try await ledger.commitIfFull()
             }
             await sink.progress(examined: min(start + batch, toRead.count), total: toRead.count)
@@ -127,28 +134,75 @@ struct TrackedFiles: Sendable {
             guard old == nil else { return nil }
             record.hash = hash                           // a new bad file: remember it so it is not re-read until it changes
         case .parsed(let hash, .parsed(let parsed, let warnings, let refreshAfter, let retained)):
-            for warning in warnings { await sink.warn("\(file.name): \(warning)") }
-            record.hash = hash
-            record.refreshAfter = refreshAfter
             var items = ItemTable.Builder(capacity: parsed.count)
-            // The next chunk is made while this one is recorded and queued.
-            let chunk = { (start: Int) in start < parsed.count ? Task { parsed.make(start..<min(start + chunkSize, parsed.count)) } : nil }
-            var making = chunk(0)
-            var start = 0
-            while let made = making {
-                start += chunkSize
-                making = chunk(start)
-                for item in await made.value {
-                    let id = ItemKey(endpoint: item.endpoint, key: item.key)
-                    if items.set(id, version: item.version ?? ""), old?.items.version(of: id) != item.version { ledger.queue(item) }
-                }
-                try await ledger.commitIfFull()
-            }
-            for id in retained { if let version = old?.items.version(of: id) { items.insert(id, version: version) } }
-            record.items = items.table()
-            ledger.lose(old?.items.keys(notIn: record.items) ?? [])
+            try await queue(parsed, into: &items, old: old, ledger: &ledger)
+            await finish(&record, hash: hash, items: items, warnings: warnings, refreshAfter: refreshAfter, retained: retained,
+                         file: file, old: old, ledger: &ledger, sink: sink)
+        case .parsed(let hash, .streamed(let parts, let produce)):
+            return try await streamed(produce, parts: parts, hash: hash, record: record, file: file, old: old, into: &ledger, sink: sink)
         }
         return record
+    }
+
+    /// The record of a file whose parse hands its items over while it goes on (``Parse/streamed(_:)``).
+    private func streamed(_ produce: @escaping @Sendable (_ deliver: (FileItems) -> Void) -> Parse, parts count: Int, hash: String, record: FileRecord,
+                          file: FolderWalker.Entry, old: FileRecord?, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> FileRecord? {
+        var record = record
+        let parts = ParsedParts(produce)
+        defer { parts.close() }
+        // Room for as many items as last time, else as the first part times the parts expected:
+        // grown by doubling, the table would hold its old and new buffers at once.
+        var builder: ItemTable.Builder?
+        func sized(_ first: FileItems) -> ItemTable.Builder { ItemTable.Builder(capacity: old?.items.count ?? first.count * max(count, 1)) }
+        for await part in parts.stream {
+            switch part {
+            case .items(let parsed):
+                parts.taken()
+                var items = builder.take() ?? sized(parsed)
+                try await queue(parsed, into: &items, old: old, ledger: &ledger)
+                builder = consume items
+            case .end(.parsed(let parsed, let warnings, let refreshAfter, let retained)):
+                var items = builder.take() ?? sized(parsed)
+                try await queue(parsed, into: &items, old: old, ledger: &ledger)
+                await finish(&record, hash: hash, items: items, warnings: warnings, refreshAfter: refreshAfter, retained: retained,
+                             file: file, old: old, ledger: &ledger, sink: sink)
+                return record
+            case .end(let end):
+                // The items given are queued; with no record the file is read again next time.
+                if case .failed(let reason) = end { await sink.warn("\(file.name): \(reason)") }
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// Queues those of a file's items that are new or changed, a chunk at a time; the next chunk
+    /// is made while this one is recorded and queued.
+    private func queue(_ parsed: FileItems, into items: inout ItemTable.Builder, old: FileRecord?,
+                       ledger: inout FileLedger<some ItemSink>) async throws {
+        let chunk = { (start: Int) in start < parsed.count ? Task { parsed.make(start..<min(start + chunkSize, parsed.count)) } : nil }
+        var making = chunk(0)
+        var start = 0
+        while let made = making {
+            start += chunkSize
+            making = chunk(start)
+            for item in await made.value {
+                let id = ItemKey(endpoint: item.endpoint, key: item.key)
+                if items.set(id, version: item.version ?? ""), old?.items.version(of: id) != item.version { ledger.queue(item) }
+            }
+            try await ledger.commitIfFull()
+        }
+    }
+
+    /// The record of a file whose items were all queued.
+    private func finish(_ record: inout FileRecord, hash: String, items: consuming ItemTable.Builder, warnings: [String], refreshAfter: Date?,
+                        retained: [ItemKey], file: FolderWalker.Entry, old: FileRecord?, ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async {
+        for warning in warnings { await sink.warn("\(file.name): \(warning)") }
+        record.hash = hash
+        record.refreshAfter = refreshAfter
+        for id in retained { if let version = old?.items.version(of: id) { items.insert(id, version: version) } }
+        record.items = items.table()
+        ledger.lose(old?.items.keys(notIn: record.items) ?? [])
     }
 
     private func isUnderRoots(_ path: String) -> Bool {

@@ -103,6 +103,31 @@ struct CalendarAdapterTests {
         #expect(later.items.map(\.key) == ["daily/20250115T100000Z"], "only the occurrence the window reached; nothing dropped out")
     }
 
+    /// A file read in pieces is streamed: its items are recorded as each piece is read, named
+    /// from a later calendar's X-WR-CALNAME as a whole read names them, and an edit of one event
+    /// sends exactly that event; a series past the window makes the file read again later.
+    @Test func aStreamedFileNamesItsItemsAsAWholeReadDoesAndAnEditSendsOneItem() async throws {
+        func text(title: String) -> String {
+            let events = (0..<450).map { "BEGIN:VEVENT\r\nUID:e\($0)\r\nSUMMARY:\($0 == 7 ? title : "x")\r\nDTSTART:20250101T100000Z\r\nEND:VEVENT\r\n" }
+            let series = "BEGIN:VEVENT\r\nUID:weekly\r\nDTSTART:20250101T090000Z\r\nRRULE:FREQ=WEEKLY;COUNT=3\r\nEND:VEVENT\r\n"
+            return "BEGIN:VCALENDAR\r\n" + events.joined() + "END:VCALENDAR\r\nBEGIN:VCALENDAR\r\nX-WR-CALNAME:Work\r\n" + series + "END:VCALENDAR\r\n"
+        }
+        try FileManager.default.createDirectory(atPath: root + "/export", withIntermediateDirectories: true)
+        try text(title: "old").write(toFile: root + "/export/big.ics", atomically: true, encoding: .utf8)
+        let calendar = try adapter("Path=\(root)/export\nLookAhead=1d\n")
+        // The window ends 9 Jan 00:00Z: 1 and 8 January of the series; 15 January enters it on 14 January 09:00Z.
+        let first = try await scan(calendar, now: "2025-01-08T00:00:00Z")
+        #expect(first.items.count == 452)
+        #expect(Set(first.items.map { $0.fields["calendar"]?.stringValue ?? "-" }) == ["Work"])
+        #expect(first.warnings.isEmpty)
+        let unchanged = try await scan(calendar, now: "2025-01-08T00:00:00Z", after: first)
+        #expect(unchanged.items.isEmpty)
+        try text(title: "new").write(toFile: root + "/export/big.ics", atomically: true, encoding: .utf8)
+        let edited = try await scan(calendar, now: "2025-01-14T10:00:00Z", after: unchanged)
+        #expect(edited.items.map(\.key).sorted() == ["e7", "weekly/20250115T090000Z"])
+        #expect(edited.items.first { $0.key == "e7" }?.fields["title"] == "new")
+    }
+
     @Test func aFileOverTheSizeLimitIsSkippedWithoutReadingIt() async throws {
         let path = root + "/huge.ics"
         FileManager.default.createFile(atPath: path, contents: Data("BEGIN:VCALENDAR\r\n".utf8))

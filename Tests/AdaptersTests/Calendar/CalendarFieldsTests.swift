@@ -78,10 +78,9 @@ struct CalendarFieldsTests {
             """.utf8)
         text[text.firstIndex(of: 1)!] = 0xFF                     // not UTF-8
         let limits = RecurrenceLimits(windowEnd: 1_800_000_000, maxPerSeries: 5000)
-        guard case .parsed(let made, let warnings, _, _) = CalendarAdapter.parse(path: "/cal/mixed.ics", bytes: text, namedDirectly: true, limits: limits, lookAhead: 0) else {
+        guard let (items, warnings, _, _) = CalendarAdapter.parse(path: "/cal/mixed.ics", bytes: text, namedDirectly: true, limits: limits, lookAhead: 0).whole else {
             Issue.record("the whole file failed"); return
         }
-        let items = made.all
         #expect(Set(items.map(\.key)).subtracting(items.filter { $0.key.hasPrefix("endless/") }.map(\.key)) == ["good"])
         #expect(items.filter { $0.key.hasPrefix("endless/") }.count == 5000)
         // An endless rule is capped, not run to the window: expanded for 250 000 instances at most; the cap keeps the last 5000 of them: seconds
@@ -98,7 +97,7 @@ struct CalendarFieldsTests {
     @Test func aFileThatIsNotICalendarFailsAsAWhole() {
         let limits = RecurrenceLimits(windowEnd: 1_800_000_000, maxPerSeries: 5000)
         for text in ["", "hello", "BEGIN:VCARD\r\nFN:x\r\nEND:VCARD\r\n", "BEGIN:VEVENT\r\nUID:x\r\nEND:VEVENT\r\n"] {
-            guard case .failed(let reason) = CalendarAdapter.parse(path: "/cal/x.ics", bytes: Array(text.utf8), namedDirectly: true, limits: limits, lookAhead: 0) else {
+            guard let reason = CalendarAdapter.parse(path: "/cal/x.ics", bytes: Array(text.utf8), namedDirectly: true, limits: limits, lookAhead: 0).failure else {
                 Issue.record("\(text.debugDescription) was taken as a calendar"); continue
             }
             #expect(reason.contains("not an iCalendar file"))

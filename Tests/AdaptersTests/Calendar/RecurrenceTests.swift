@@ -11,10 +11,9 @@ struct RecurrenceTests {
     static func parse(_ body: String, header: String = "", now: String = "2026-01-01T00:00:00Z", lookAheadDays: Int64 = 90, max: Int = 5000) -> (items: [Item], warnings: [String], refreshAfter: Date?) {
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\(header)\(body)END:VCALENDAR\r\n"
         let limits = RecurrenceLimits(windowEnd: Int64(instant(now).timeIntervalSince1970) + lookAheadDays * 86_400, maxPerSeries: max)
-        switch CalendarAdapter.parse(path: "/cal/test.ics", bytes: Array(text.utf8), namedDirectly: true, limits: limits, lookAhead: lookAheadDays * 86_400) {
-        case .parsed(let items, let warnings, let refreshAfter, _): return (items.all, warnings, refreshAfter)
-        case .failed(let reason): Issue.record("failed: \(reason)"); return ([], [], nil)
-        }
+        let parse = CalendarAdapter.parse(path: "/cal/test.ics", bytes: Array(text.utf8), namedDirectly: true, limits: limits, lookAhead: lookAheadDays * 86_400)
+        guard let whole = parse.whole else { Issue.record("failed: \(parse.failure ?? "")"); return ([], [], nil) }
+        return (whole.items, whole.warnings, whole.refreshAfter)
     }
 
     static func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
@@ -145,6 +144,45 @@ struct RecurrenceTests {
         #expect(byKey["team/20250108T060000Z"]?.fields["title"] == "team (moved)")
         #expect(byKey["team/20250108T060000Z"]?.fields["start"] == "2025-01-09T09:00:00+03:00")
         #expect(byKey["team/20250115T060000Z"]?.fields["start"] == "2025-01-15T09:00:00+03:00")
+    }
+
+    /// Later pieces place their times in the zones of their own calendar's first piece: two
+    /// VCALENDARs of one file, each read in two pieces, each defining its own `Custom/Office`.
+    @Test func twoCalendarsReadInPiecesKeepTheirOwnZoneOfOneName() {
+        func calendar(_ name: String, offset: String) -> String {
+            let zone = "BEGIN:VTIMEZONE\r\nTZID:Custom/Office\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\nTZOFFSETFROM:\(offset)\r\n"
+                + "TZOFFSETTO:\(offset)\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+            let events = (0..<250).map { i in
+                "BEGIN:VEVENT\r\nUID:\(name)-\(i)\r\nDTSTART;TZID=Custom/Office:20250101T100000\r\nDTEND;TZID=Custom/Office:20250101T110000\r\nEND:VEVENT\r\n"
+            }
+            return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + zone + events.joined() + "END:VCALENDAR\r\n"
+        }
+        let text = calendar("east", offset: "+0300") + calendar("west", offset: "-0500")
+        let limits = RecurrenceLimits(windowEnd: Int64(Self.instant("2026-01-01T00:00:00Z").timeIntervalSince1970), maxPerSeries: 10)
+        guard let (items, warnings, _, _) = CalendarAdapter.parse(path: "/cal/two.ics", bytes: Array(text.utf8), namedDirectly: true,
+                                                                  limits: limits, lookAhead: 0).whole else {
+            Issue.record("not parsed"); return
+        }
+        let byKey = Dictionary(uniqueKeysWithValues: items.map { ($0.key, $0.fields["start"]?.stringValue ?? "-") })
+        #expect(byKey.count == 500)
+        #expect(warnings.isEmpty)
+        for i in [0, 249] {
+            #expect(byKey["east-\(i)"] == "2025-01-01T10:00:00+03:00")
+            #expect(byKey["west-\(i)"] == "2025-01-01T10:00:00-05:00")
+        }
+    }
+
+    /// An override 250 events after its series, so in another piece: the file is not streamed,
+    /// and the override still replaces its occurrence.
+    @Test func anOverrideInALaterPieceThanItsSeriesStillReplacesItsOccurrence() {
+        let series = "BEGIN:VEVENT\r\nUID:s\r\nSUMMARY:usual\r\nDTSTART:20250101T100000Z\r\nRRULE:FREQ=DAILY;COUNT=2\r\nEND:VEVENT\r\n"
+        let fillers = (0..<250).map { "BEGIN:VEVENT\r\nUID:f\($0)\r\nDTSTART:20250101T100000Z\r\nEND:VEVENT\r\n" }.joined()
+        let override = "BEGIN:VEVENT\r\nUID:s\r\nRECURRENCE-ID:20250102T100000Z\r\nSUMMARY:moved\r\nDTSTART:20250102T150000Z\r\nEND:VEVENT\r\n"
+        let result = Self.parse(series + fillers + override)
+        let byKey = Dictionary(uniqueKeysWithValues: result.items.map { ($0.key, $0) })
+        #expect(result.items.count == 252)
+        #expect(byKey["s/20250102T100000Z"]?.fields["title"] == "moved")
+        #expect(byKey["s/20250102T100000Z"]?.fields["start"] == "2025-01-02T15:00:00Z")
     }
 
     @Test func exdateRdateAndAnOverride() {

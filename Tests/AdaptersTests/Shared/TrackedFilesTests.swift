@@ -8,20 +8,32 @@ import Testing
 /// tombstones go out.
 struct TrackedFilesTests {
     /// A toy format: one item per line, `key version`; a line `!` makes the whole file fail.
+    /// Streamed, each line's item is handed over as read, and `!` fails the file after those before it.
     final class Parser: Sendable {
         let calls = Atomic<Int>(0)
         let refreshAfter: Date?
-        init(refreshAfter: Date? = nil) { self.refreshAfter = refreshAfter }
+        let streams: Bool
+        init(refreshAfter: Date? = nil, streams: Bool = false) { self.refreshAfter = refreshAfter; self.streams = streams }
 
         func parse(_ path: String, _ bytes: [UInt8]) -> TrackedFiles.Parse {
             calls.add(1, ordering: .relaxed)
             let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-            if lines.contains("!") { return .failed("not this format") }
-            let items = lines.map { line in
+            @Sendable func item(_ line: Substring) -> Item {
                 let f = line.split(separator: " ")
                 return Item(endpoint: .contacts, key: String(f[0]), version: String(f[1]), fields: ["full_name": .string(String(f[0]))])
             }
-            return .parsed(TrackedFiles.FileItems(items), warnings: [], refreshAfter: refreshAfter)
+            let refreshAfter = refreshAfter
+            guard streams else {
+                if lines.contains("!") { return .failed("not this format") }
+                return .parsed(TrackedFiles.FileItems(lines.map(item)), warnings: [], refreshAfter: refreshAfter)
+            }
+            return .streamed(parts: lines.count) { deliver in
+                for line in lines.dropLast() {
+                    if line == "!" { return .failed("not this format") }
+                    deliver(TrackedFiles.FileItems([item(line)]))
+                }
+                return .parsed(TrackedFiles.FileItems(lines.suffix(1).map(item)), warnings: ["\(lines.count) lines"], refreshAfter: refreshAfter)
+            }
         }
     }
 
@@ -136,6 +148,27 @@ struct TrackedFilesTests {
         try FileManager.default.moveItem(atPath: root + "/elsewhere", toPath: root + "/book")
         let dropped = try await scan(tracker([root + "/book/sub"]), parser, after: missing)
         #expect(summary(dropped.items) == ["-alice"])
+    }
+
+    /// Items handed over while the file is parsed are all queued and recorded; a parse that fails
+    /// midway keeps the old record (its items get no tombstone) and is read again next time.
+    @Test func aStreamedParseRecordsItsItems_andOneThatFailsMidwayKeepsTheOldRecord() async throws {
+        let lines = (0..<2000).map { "k\($0) 1\n" }
+        try write("book/a.txt", lines.joined())
+        let parser = Parser(streams: true)
+        let first = try await scan(tracker(), parser)
+        #expect(first.items.count == 2000)
+        #expect(first.warnings == ["\(root)/book/a.txt: 2000 lines"])
+        try write("book/a.txt", "k0 2\n!\n" + lines.dropFirst(2).joined())
+        let broken = try await scan(tracker(), parser, after: first)
+        #expect(summary(broken.items) == ["k0@2"], "the items before the failure are queued; nothing is a tombstone")
+        #expect(broken.warnings == ["\(root)/book/a.txt: not this format"])
+        let again = try await scan(tracker(), parser, after: broken)
+        #expect(parser.calls.load(ordering: .relaxed) == 3, "a file whose parse failed midway is read again")
+        #expect(summary(again.items) == ["k0@2"])
+        try write("book/a.txt", lines.dropFirst(1).joined())
+        let fixed = try await scan(tracker(), parser, after: again)
+        #expect(summary(fixed.items) == ["-k0"], "only the key the file no longer gives is lost")
     }
 
     @Test func aFileNamedInPathIsTrackedAndItsRemovalIsADeletion() async throws {
