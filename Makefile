@@ -65,13 +65,14 @@ test: build release
 	@$(call test_summary,.build/test.log)
 
 # The whole suite (unit and integration) under AddressSanitizer + UndefinedBehaviorSanitizer,
-# then the gate, watcher and live-adapter suites under ThreadSanitizer, each against its own
+# then the suites whose code runs on several threads (gate, watcher, live adapters, the read-ahead
+# and streamed-parse pipelines, the health spool) under ThreadSanitizer, each against its own
 # instrumented binary. Debug builds: they build in half the time, and `make test` already runs
 # the integration suite against the optimised release binary.
 # swiftc has no -sanitize=undefined on Linux; UBSan instruments the C targets (its handlers are
 # in the ASan runtime), and Swift code has its own always-on overflow, bounds and exclusivity checks.
 UBSAN_C = -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=all
-TSAN_SUITES = GateTests|WatchTests|MPRISTests|GPSDTests|GPSDReceiverTests|GeoClueTests|CaptureTests
+TSAN_SUITES = GateTests|WatchTests|MPRISTests|GPSDTests|GPSDReceiverTests|GeoClueTests|CaptureTests|EmbeddedNodeTests|TrackedFilesTests|RecurrenceTests|CalendarTests|CalendarAdapterTests|PhotosTests|HealthSampleSpoolTests|HealthStreamingTests
 sanitize: deps
 	$(SWIFT) build --build-tests --scratch-path .build/asan --sanitize=address $(UBSAN_C)
 	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/asan/debug/hearthloom-ingest $(SAN_ENV) \
