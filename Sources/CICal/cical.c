@@ -36,11 +36,16 @@ static void cical_load_once(void) {
     CICAL_SYM(recur_free, "icalrecur_iterator_free");
     CICAL_SYM(timezone_of, "icalcomponent_get_timezone");
     CICAL_SYM(builtin_timezone, "icaltimezone_get_builtin_timezone");
+    CICAL_SYM(zone_component, "icaltimezone_get_component");
     CICAL_SYM(utc_timezone, "icaltimezone_get_utc_timezone");
     CICAL_SYM(as_timet, "icaltime_as_timet_with_zone");
     CICAL_SYM(from_timet, "icaltime_from_timet_with_zone");
     if (!ok) return;
     a->errors_are_fatal(0);       // a bad value must become an X-LIC-ERROR property, never an abort()
+    // The first use of any zone (even UTC, which libical's time conversions ask for) publishes the
+    // built-in list and then fills it from zone.tab: a thread looking a TZID up meanwhile compares
+    // entries not yet written. Filling it here, once, before any thread can call in, closes that.
+    a->utc_timezone();
     a->ok = 1;
 }
 
@@ -50,3 +55,30 @@ int cical_load(void) {
     pthread_once(&once, cical_load_once);
     return cical_api_storage()->ok;
 }
+
+static pthread_mutex_t cical_zone_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/// `zone` loaded (for a built-in zone, its first `get_component` loads it); called with the lock held.
+static icaltimezone *cical_loaded(icaltimezone *zone) {
+    if (zone) cical_api_storage()->zone_component(zone);
+    return zone;
+}
+
+static struct icaltimetype cical_time_loaded(struct icaltimetype t) {
+    cical_loaded((icaltimezone *)t.zone);
+    return t;
+}
+
+#define CICAL_ZONE_LOCKED(type, call) \
+    pthread_mutex_lock(&cical_zone_lock); type result = call; pthread_mutex_unlock(&cical_zone_lock); return result
+
+struct icaltimetype cical_dtstart(icalcomponent *c) { CICAL_ZONE_LOCKED(struct icaltimetype, cical_time_loaded(cical_api_storage()->get_dtstart(c))); }
+struct icaltimetype cical_dtend(icalcomponent *c) { CICAL_ZONE_LOCKED(struct icaltimetype, cical_time_loaded(cical_api_storage()->get_dtend(c))); }
+struct icaltimetype cical_property_datetime(icalproperty *p, icalcomponent *c) {
+    CICAL_ZONE_LOCKED(struct icaltimetype, cical_time_loaded(cical_api_storage()->property_datetime(p, c)));
+}
+icaltimezone *cical_builtin_timezone(const char *location) {
+    CICAL_ZONE_LOCKED(icaltimezone *, cical_loaded(cical_api_storage()->builtin_timezone(location)));
+}
+
+#undef CICAL_ZONE_LOCKED

@@ -76,4 +76,40 @@ struct CalendarTests {
             #expect(r.stderr.split(separator: "\n").filter { $0.contains(problem) }.count == 1, "\(problem): \(r.stderr)")
         }
     }
+
+    /// libical shares its built-in zones between threads: its zone list was published before it was
+    /// filled, and a zone's first load freed its name under a lookup on another thread. Each fresh
+    /// process reaches those first uses again, so many short runs over many zones are what show it
+    /// (before the fix about one run in twenty died of SIGSEGV).
+    @Test func filesInManyZonesParsedAtOnceNeverCrashAFreshRun() throws {
+        let agent = try AgentSandbox()
+        let zones = ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney", "Africa/Cairo", "America/Anchorage",
+                     "Asia/Kolkata", "Europe/Lisbon", "Pacific/Auckland", "America/Sao_Paulo", "Asia/Dubai", "Europe/Moscow",
+                     "America/Chicago", "America/Denver", "America/Los_Angeles", "Asia/Shanghai", "Asia/Singapore", "Europe/London",
+                     "Europe/Paris", "Africa/Johannesburg", "America/Mexico_City", "Asia/Jakarta", "Asia/Seoul", "Europe/Istanbul",
+                     // Names kept only as links, which libical appends to its list on first lookup.
+                     "US/Eastern", "US/Pacific", "Asia/Calcutta", "Asia/Saigon", "Europe/Kiev", "America/Buenos_Aires", "Japan", "GB"]
+        let folder = agent.root + "/zones"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (i, zone) in zones.enumerated() {
+            let lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//zones//EN", "BEGIN:VEVENT", "UID:z\(i)",
+                         "DTSTAMP:20250101T000000Z", "DTSTART;TZID=\(zone):20250301T090000", "DTEND;TZID=\(zone):20250301T100000",
+                         "RRULE:FREQ=WEEKLY;COUNT=3", "SUMMARY:\(zone)", "END:VEVENT", "END:VCALENDAR", ""]
+            try lines.joined(separator: "\r\n").write(toFile: "\(folder)/z\(i).ics", atomically: false, encoding: .utf8)
+        }
+        try agent.write("adapters.d/cal.conf", "[Adapter]\nType=calendar\nPath=\(folder)\n")
+        var first: [String]?
+        for attempt in 0..<60 {
+            let r = try agent.run(["run", "--dry-run", "--state-dir", agent.root + "/state-\(attempt)"])
+            try #require(r.status == 0, "run \(attempt): exit \(r.status) \(r.stderr)")
+            let lines = r.stdout.split(separator: "\n").map(String.init).sorted()
+            #expect(lines == (first ?? lines), "run \(attempt) printed other items")
+            first = first ?? lines
+        }
+        let items = try #require(first).compactMap { JSONValue.parse(Array($0.utf8))?["item"] }
+        #expect(items.count == zones.count * 3)
+        let calcutta = items.first { $0["key"] == "z26/20250301T033000Z" }
+        #expect(calcutta?["start"] == "2025-03-01T09:00:00+05:30" && calcutta?["tzid"] == "Asia/Calcutta")
+        #expect(items.first { $0["key"] == "z31/20250301T090000Z" }?["start"] == "2025-03-01T09:00:00+00:00")
+    }
 }

@@ -39,6 +39,7 @@ typedef struct {
     void (*recur_free)(icalrecur_iterator *);
     icaltimezone *(*timezone_of)(icalcomponent *, const char *);
     icaltimezone *(*builtin_timezone)(const char *);
+    icalcomponent *(*zone_component)(icaltimezone *);
     icaltimezone *(*utc_timezone)(void);
     time_t (*as_timet)(const struct icaltimetype, const icaltimezone *);
     struct icaltimetype (*from_timet)(const time_t, const int, const icaltimezone *);
@@ -54,6 +55,17 @@ static inline cical_api_t *cical_api_storage(void) { return &cical_api_table; }
 /// 1 once libical is loaded and every function was found, else 0.
 int cical_load(void);
 
+// libical 3.0 shares its built-in zones between threads without a lock: `cical_load` fills the
+// list from zone.tab before any thread can call in, but a zone's first use loads it, freeing its
+// location string while another thread may be comparing it, and a TZID missing from zone.tab is
+// appended to the list on lookup. Files parse on several threads, so every call that can look up
+// a TZID (the date getters resolve the property's TZID parameter) holds one lock and returns its
+// zone loaded: past that, libical only reads the zone (its UTC-offset cache has its own mutex).
+struct icaltimetype cical_dtstart(icalcomponent *c);
+struct icaltimetype cical_dtend(icalcomponent *c);
+struct icaltimetype cical_property_datetime(icalproperty *p, icalcomponent *c);
+icaltimezone *cical_builtin_timezone(const char *location);
+
 static inline icalcomponent *cical_parse_string(const char *text) { return cical_api_storage()->parse_string(text); }
 static inline void cical_component_free(icalcomponent *c) { cical_api_storage()->component_free(c); }
 static inline void cical_remove_component(icalcomponent *parent, icalcomponent *child) { cical_api_storage()->remove_component(parent, child); }
@@ -65,14 +77,11 @@ static inline icalproperty *cical_next_property(icalcomponent *c, icalproperty_k
 static inline const char *cical_uid(icalcomponent *c) { return cical_api_storage()->get_uid(c); }
 static inline const char *cical_summary(icalcomponent *c) { return cical_api_storage()->get_summary(c); }
 static inline const char *cical_location(icalcomponent *c) { return cical_api_storage()->get_location(c); }
-static inline struct icaltimetype cical_dtstart(icalcomponent *c) { return cical_api_storage()->get_dtstart(c); }
-static inline struct icaltimetype cical_dtend(icalcomponent *c) { return cical_api_storage()->get_dtend(c); }
 static inline icalproperty_kind cical_property_kind(icalproperty *p) { return cical_api_storage()->property_isa(p); }
 static inline const char *cical_property_value(icalproperty *p) { return cical_api_storage()->property_value(p); }
 static inline const char *cical_property_x_name(icalproperty *p) { return cical_api_storage()->property_x_name(p); }
 static inline const char *cical_property_parameter(icalproperty *p, const char *name) { return cical_api_storage()->property_parameter(p, name); }
 static inline struct icaldatetimeperiodtype cical_property_rdate(icalproperty *p) { return cical_api_storage()->property_rdate(p); }
-static inline struct icaltimetype cical_property_datetime(icalproperty *p, icalcomponent *c) { return cical_api_storage()->property_datetime(p, c); }
 static inline int cical_property_priority(icalproperty *p) { return cical_api_storage()->property_priority(p); }
 
 /// An iterator over an RRULE property's instances from `dtstart`, or NULL when libical finds
@@ -87,7 +96,6 @@ static inline struct icaltimetype cical_recur_next(icalrecur_iterator *i) { retu
 static inline void cical_recur_free(icalrecur_iterator *i) { cical_api_storage()->recur_free(i); }
 
 static inline icaltimezone *cical_timezone_of(icalcomponent *vcalendar, const char *tzid) { return cical_api_storage()->timezone_of(vcalendar, tzid); }
-static inline icaltimezone *cical_builtin_timezone(const char *location) { return cical_api_storage()->builtin_timezone(location); }
 static inline icaltimezone *cical_utc_timezone(void) { return cical_api_storage()->utc_timezone(); }
 static inline time_t cical_as_timet(struct icaltimetype t, const icaltimezone *zone) { return cical_api_storage()->as_timet(t, zone); }
 static inline struct icaltimetype cical_from_timet(time_t t, const icaltimezone *zone) { return cical_api_storage()->from_timet(t, 0, zone); }
