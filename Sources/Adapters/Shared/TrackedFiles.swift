@@ -26,7 +26,7 @@ struct TrackedFiles: Sendable {
         /// and recorded on one core while the parse goes on on the other. `produce` runs on a thread of
         /// its own, gives each part's items (in order) to `deliver`, which blocks while two parts wait,
         /// and returns how the parse ended: `.parsed` with its last items, or `.failed` (the file then
-        /// keeps its old record, or none: it is read again next time). `parts` is how many parts it
+        /// keeps its old record; a new file is recorded with what it gave, as one that fails whole). `parts` is how many parts it
         /// expects to give: a new file's table is made room for from the first part's count.
         case streamed(parts: Int, @Sendable (_ deliver: (FileItems) -> Void) -> Parse)
     }
@@ -168,9 +168,14 @@ struct TrackedFiles: Sendable {
                              file: file, old: old, ledger: &ledger, sink: sink)
                 return record
             case .end(let end):
-                // The items given are queued; with no record the file is read again next time.
+                // The items given are queued. A file read before keeps its old record and is read
+                // again next time; a new one, like a new file that fails whole, is remembered by its
+                // hash (with the keys it gave, for their tombstones) until it changes.
                 if case .failed(let reason) = end { await sink.warn("\(file.name): \(reason)") }
-                return nil
+                guard old == nil else { return nil }
+                record.hash = hash
+                record.items = (builder.take() ?? ItemTable.Builder()).table()
+                return record
             }
         }
         return nil

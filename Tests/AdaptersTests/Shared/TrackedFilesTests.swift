@@ -171,6 +171,21 @@ struct TrackedFilesTests {
         #expect(summary(fixed.items) == ["-k0"], "only the key the file no longer gives is lost")
     }
 
+    /// A new file whose streamed parse fails midway is remembered as a new file that fails whole
+    /// is: not read again until it changes, and the items it gave get tombstones once it is gone.
+    @Test func aNewFileWhoseStreamedParseFailsMidwayIsNotReadAgainAndItsItemsCanBeDeleted() async throws {
+        try write("book/a.txt", (0..<1000).map { "k\($0) 1\n" }.joined() + "!\n" + (1000..<1500).map { "k\($0) 1\n" }.joined())
+        let parser = Parser(streams: true)
+        let first = try await scan(tracker(), parser)
+        #expect(first.items.count == 1000, "the parts handed over before the failure are queued")
+        #expect(first.warnings == ["\(root)/book/a.txt: not this format"])
+        let again = try await scan(tracker(), parser, after: first)
+        #expect(parser.calls.load(ordering: .relaxed) == 1 && again.items.isEmpty && again.warnings.isEmpty)
+        try FileManager.default.removeItem(atPath: root + "/book/a.txt")
+        let gone = try await scan(tracker(), parser, after: again)
+        #expect(gone.items.count == 1000 && gone.items.allSatisfy { $0.deleted })
+    }
+
     @Test func aFileNamedInPathIsTrackedAndItsRemovalIsADeletion() async throws {
         try write("single.txt", "erin 1\n")
         let parser = Parser()
