@@ -6,7 +6,9 @@
 #     occurrence, anchor bookkeeping; stdout to /dev/null);
 #   - agent, parse + expand only: the time its `-vv` line reports for ICalDocument.read;
 #   - Python: icalendar + recurring_ical_events.of(…).between(…) (pip, in bench/.venv);
-#   - C: icalparser_parse_string + icalcomponent_foreach_recurrence per VEVENT (bench/ical-expand.c).
+#   - C: icalparser_parse_string + icalcomponent_foreach_recurrence per VEVENT (bench/ical-expand.c);
+#   - agent, whole `run` (fresh state) on that file and on the same with 300 RECURRENCE-ID
+#     overrides at its end (peak RSS: a UID's components are read in one piece, wherever they are).
 # Writes bench/out/calendar.txt (and the hyperfine JSON beside it) and prints the same.
 # Needs a release build, hyperfine, /usr/bin/time, cc, libical-dev, python3-venv and PyPI.
 . "$(dirname "$0")/common.sh"
@@ -21,9 +23,11 @@ echo "libical: $(pkg-config --modversion libical)"
 cc -O2 -o "$W/ical-expand" bench/ical-expand.c $(pkg-config --cflags --libs libical)
 
 python3 bench/make-big-ics.py "$W/big.ics" "$(date -u +%F)"
+python3 bench/make-big-ics.py "$W/overrides.ics" "$(date -u +%F)" --overrides
 END=$(( $(date +%s) + 90 * 86400 ))
-mkdir -p "$W/config/adapters.d"
+mkdir -p "$W/config/adapters.d" "$W/overrides-config/adapters.d"
 printf '[Adapter]\nType=calendar\nPath=%s\n' "$W/big.ics" > "$W/config/adapters.d/bench.conf"
+printf '[Adapter]\nType=calendar\nPath=%s\n' "$W/overrides.ics" > "$W/overrides-config/adapters.d/bench.conf"
 echo "file: $(grep -c BEGIN:VEVENT "$W/big.ics") VEVENTs, $(du -k "$W/big.ics" | cut -f1) KiB"
 
 echo
@@ -31,6 +35,7 @@ echo "== occurrences each one finds (must agree)"
 echo "agent:  $("$BIN" run --dry-run --config-dir "$W/config" --state-dir "$W/state" 2>/dev/null | wc -l) items"
 echo "C:      $("$W/ical-expand" "$W/big.ics" "$END")"
 echo "Python: $("$VENV/bin/python" bench/recurring-ical-events.py "$W/big.ics" "$END")"
+echo "agent, the file with 300 overrides at its end: $("$BIN" run --dry-run --config-dir "$W/overrides-config" --state-dir "$W/overrides-state" 2>/dev/null | wc -l) items"
 
 echo
 echo "== wall time, whole process (hyperfine)"
@@ -47,9 +52,11 @@ for _ in $(seq 10); do
 done | sed -E 's/.*expanded in ([0-9.]+) ms, [0-9]+ items planned in ([0-9.]+) ms/\1 \2/' > "$W/split.txt"
 /usr/bin/time -v "$BIN" run --dry-run --config-dir "$W/config" --state-dir "$W/state" >/dev/null 2>"$OUT/calendar.time"
 # A whole `run` with fresh state: parse, queue every occurrence, deliver to the embedded node.
+# The same with overrides far from their series (each UID's components are read in one piece).
 for i in 1 2 3; do
-    rm -rf "$W/run-state"
+    rm -rf "$W/run-state" "$W/overrides-run-state"
     /usr/bin/time -v "$BIN" run --config-dir "$W/config" --state-dir "$W/run-state" >/dev/null 2>"$OUT/calendar-run.time.$i"
+    /usr/bin/time -v "$BIN" run --config-dir "$W/overrides-config" --state-dir "$W/overrides-run-state" >/dev/null 2>"$OUT/calendar-overrides-run.time.$i"
 done
 python3 - "$OUT" "$W/split.txt" "$ROWS" <<'PY'
 import json, re, statistics, sys
@@ -66,15 +73,20 @@ def timed(path):
     return wall[-1] + (wall[-2] * 60 if len(wall) > 1 else 0), int(re.search(r"Maximum resident.*: (\d+)", t).group(1))
 runs = [timed(f"{out}/calendar-run.time.{i}") for i in (1, 2, 3)]
 run_wall, run_rss = min(r[0] for r in runs), max(r[1] for r in runs)
+overridden = [timed(f"{out}/calendar-overrides-run.time.{i}") for i in (1, 2, 3)]
+over_wall, over_rss = min(r[0] for r in overridden), max(r[1] for r in overridden)
 print(f"means: agent run --dry-run {agent:.3f} s, C {c:.3f} s, Python {py:.3f} s; agent parse+expand (median) {parse:.3f} s, then planning {items:.3f} s")
 print(f"  Python / agent parse+expand = {py / parse:.1f}x   Python / agent run --dry-run = {py / agent:.1f}x")
 print(f"  agent parse+expand / C = {parse / c:.2f}x   agent run --dry-run / C = {agent / c:.2f}x")
 print(f"  agent run --dry-run peak RSS {rss} kB; whole run (fresh state, best of 3) {run_wall:.2f} s wall, peak RSS {run_rss} kB")
+print(f"  with 300 overrides at the end: whole run {over_wall:.2f} s wall, peak RSS {over_rss} kB")
 ok = lambda good: "ok" if good else "MISSED"
 with open(table, "a") as f:
     for row in (("calendar: 5000-event .ics, whole `run --dry-run`", f"{agent:.3f} s", f"libical C parse + expand {c:.3f} s ({agent / c:.2f}x)", "<= 2x C", ok(agent <= 2 * c)),
                 ("calendar: whole `run --dry-run` vs Python", f"{agent:.3f} s", f"recurring-ical-events {py:.3f} s ({py / agent:.1f}x)", ">= 10x faster", ok(py >= 10 * agent)),
-                ("calendar: whole `run` (fresh state), peak RSS", f"{run_rss / 1024:.1f} MB, {run_wall:.2f} s", f"libical C {c:.3f} s", "<= 40 MB", ok(run_rss <= 40 * 1024))):
+                ("calendar: whole `run` (fresh state), peak RSS", f"{run_rss / 1024:.1f} MB, {run_wall:.2f} s", f"libical C {c:.3f} s", "<= 40 MB", ok(run_rss <= 40 * 1024)),
+                ("calendar: the same + 300 overrides at the file's end, whole `run`, peak RSS", f"{over_rss / 1024:.1f} MB, {over_wall:.2f} s",
+                 f"without overrides {run_rss / 1024:.1f} MB", "<= 40 MB", ok(over_rss <= 40 * 1024))):
         f.write("\t".join(row) + "\n")
 PY
 bench_rows "$ROWS"

@@ -2,9 +2,11 @@
 """Writes the calendar benchmark's .ics: 5000 VEVENTs in four zones, about 50 000 occurrences
 between their DTSTARTs and NOW + 90 days: 4500 single events in the past year and 500 series
 (weekly and every-other-day with COUNT, endless weekly, endless monthly 2nd Tuesday), a few
-with EXDATEs. Seeded, so the same NOW gives the same file.
+with EXDATEs. Seeded, so the same NOW gives the same file. With --overrides, 300 RECURRENCE-ID
+overrides of 100 weekly series follow at the end of the file (one hour later, retitled), where an
+export can put them far from their series; the occurrence count stays the same.
 
-usage: make-big-ics.py OUT.ics NOW   (NOW as YYYY-MM-DD, the day the benchmark runs)
+usage: make-big-ics.py OUT.ics NOW [--overrides]   (NOW as YYYY-MM-DD, the day the benchmark runs)
 """
 import datetime as dt
 import random
@@ -17,8 +19,9 @@ def stamp(t):
     return t.strftime("%Y%m%dT%H%M%S")
 
 
-def main(out, now):
+def main(out, now, overrides):
     rng = random.Random(20261130)
+    moved = []
     now = dt.datetime.strptime(now, "%Y-%m-%d")
     lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//hearthloom//bench//EN", "X-WR-CALNAME:Bench"]
 
@@ -48,6 +51,8 @@ def main(out, now):
                 start = start - dt.timedelta(days=start.weekday())          # a Monday
             exdate = [f"EXDATE;TZID={zone}:{stamp(start + dt.timedelta(weeks=3))}"] if kind == 1 else []
             event(i, start, 60, zone, [rule, *exdate])
+            if kind % 2:  # plain weekly: occurrence k is k weeks on, at the same wall-clock time
+                moved += [(i, start + dt.timedelta(weeks=k), zone) for k in (10, 20, 30)]
         elif kind < 7:   # 150 every-other-day series, 91 occurrences
             start = (now - dt.timedelta(days=200 - rng.randint(0, 10))).replace(hour=hour, minute=30)
             event(i, start, 45, zone, ["RRULE:FREQ=DAILY;INTERVAL=2;COUNT=91"])
@@ -58,12 +63,17 @@ def main(out, now):
             start = dt.datetime(now.year - 8, now.month, 1, hour, 0)
             start += dt.timedelta(days=(1 - start.weekday()) % 7 + 7)      # the second Tuesday
             event(i, start, 120, zone, ["RRULE:FREQ=MONTHLY;BYDAY=2TU"])
+    for i, at, zone in moved if overrides else []:
+        lines.extend(["BEGIN:VEVENT", f"UID:bench-{i:05d}@example.org", f"DTSTAMP:{stamp(now)}Z",
+                      f"RECURRENCE-ID;TZID={zone}:{stamp(at)}", f"SUMMARY:Event {i}, moved",
+                      f"DTSTART;TZID={zone}:{stamp(at + dt.timedelta(hours=1))}",
+                      f"DTEND;TZID={zone}:{stamp(at + dt.timedelta(hours=2))}", "END:VEVENT"])
     lines.append("END:VCALENDAR")
     with open(out, "w", newline="") as f:
         f.write("\r\n".join(lines) + "\r\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["--overrides"]):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3:] == ["--overrides"])

@@ -60,13 +60,12 @@ public struct CalendarAdapter: DeviceAdapter {
     /// else the calendar's X-WR-CALNAME, else the folder's name for a file of one event or to-do
     /// (a vdir item) and the file's own name for a file of several (an export) or one named in `Path=`.
     ///
-    /// A file cut into pieces whose overrides (RECURRENCE-ID) cannot be in another piece than
-    /// their series is streamed: each piece's items are recorded while libical reads the next.
+    /// A file cut into pieces (each with a UID's series and overrides together) is streamed: each
+    /// piece's items are recorded while libical reads the next.
     static func parse(path: String, bytes: [UInt8], namedDirectly: Bool, limits: RecurrenceLimits, lookAhead: Int64) -> TrackedFiles.Parse {
         let naming = Naming(path: path, namedDirectly: namedDirectly)
-        let pieces = ICalPieces(bytes)
-        guard let pieces, !pieces.hasOverrides else {
-            return parseWhole(path: path, bytes: bytes, pieces: pieces, naming: naming, limits: limits, lookAhead: lookAhead, deliver: nil)
+        guard let pieces = ICalPieces(bytes) else {
+            return parseWhole(path: path, bytes: bytes, pieces: nil, naming: naming, limits: limits, lookAhead: lookAhead, deliver: nil)
         }
         return .streamed(parts: pieces.count) { deliver in
             withoutActuallyEscaping(deliver) { deliver in

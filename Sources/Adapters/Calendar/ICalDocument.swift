@@ -67,8 +67,9 @@ final class ICalDocument {
         if let pieces {
             do throws(ICalError) {
                 var firstPieces: [Int: ICalDocument] = [:]
-                try pieces.eachPiece { (piece, calendar) throws(ICalError) in
+                try pieces.eachPiece { (piece, calendar, places) throws(ICalError) in
                     let document = try ICalDocument(piece)
+                    reading.startPiece(places: places)
                     let first = firstPieces[calendar] ?? document
                     firstPieces[calendar] = first
                     document.read(into: &reading, zonesOf: first.calendars.first)
@@ -118,14 +119,15 @@ final class ICalDocument {
                 }
                 // Each event or to-do leaves the tree once read: the tree of a large file is many
                 // times its size, and the values read take its place.
-                defer { reading.index += 1; cical_remove_component(calendar, component); cical_component_free(component) }
+                let place = reading.nextComponent()
+                defer { cical_remove_component(calendar, component); cical_component_free(component) }
                 let reader = ComponentReader(component: component, calendar: calendar, zoneCalendar: zoneCalendar, defaultZone: defaultZone)
                 do throws(ComponentProblem) {
                     var value = try reader.read(kind, limits: reading.limits)
-                    value.line = reading.index < reading.beginLines.count ? reading.beginLines[reading.index] : nil
+                    value.line = place < reading.beginLines.count ? reading.beginLines[place] : nil
                     reading.contents.components.append(value)
                 } catch {
-                    reading.skipped.append((reading.index, reader.rawUID, error.reason))
+                    reading.skipped.append((place, reader.rawUID, error.reason))
                 }
             }
         }

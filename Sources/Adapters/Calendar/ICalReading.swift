@@ -8,7 +8,11 @@ extension ICalDocument {
         var contents = ICalendarContents()
         var skipped: [(index: Int, uid: String?, reason: String)] = []
         /// VEVENTs and VTODOs met so far.
-        var index = 0
+        private(set) var index = 0
+        /// The places in the text of the components of the piece being read (a piece keeps a UID's
+        /// components together, not file order); empty when the text is read whole.
+        private var piecePlaces: [Int] = []
+        private var inPiece = 0
 
         /// - Parameter keepsAll: whether the text's components are all kept, not handed over a piece at a time.
         init(limits: RecurrenceLimits, beginLines: [Int], keepsAll: Bool) {
@@ -16,11 +20,19 @@ extension ICalDocument {
             if keepsAll { contents.components.reserveCapacity(beginLines.count) }    // not doubled as it grows: 5000 events are 2 MB
         }
 
+        mutating func startPiece(places: [Int]) { piecePlaces = places; inPiece = 0 }
+
+        /// The next component's place among the text's VEVENTs and VTODOs, counting it as met.
+        mutating func nextComponent() -> Int {
+            defer { index += 1; inPiece += 1 }
+            return inPiece < piecePlaces.count ? piecePlaces[inPiece] : index
+        }
+
         func finish() -> ICalendarContents {
             var contents = contents
             // Line numbers only when libical kept every component the text begins.
             let linesMatch = beginLines.count == index
-            for skip in skipped {
+            for skip in skipped.sorted(by: { $0.index < $1.index }) {
                 let place = [linesMatch ? "line \(beginLines[skip.index])" : nil, skip.uid.map { "UID \($0)" }].compactMap { $0 }.joined(separator: ", ")
                 contents.problems.append("\(place.isEmpty ? "a component" : place): \(skip.reason); skipped")
             }

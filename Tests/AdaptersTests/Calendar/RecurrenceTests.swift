@@ -185,6 +185,34 @@ struct RecurrenceTests {
         #expect(byKey["s/20250102T100000Z"]?.fields["start"] == "2025-01-02T15:00:00Z")
     }
 
+    /// Pieces keep a UID's components together: an override in the last piece whose series' UID
+    /// line is folded, and whose alarm has a UID of its own, still replaces its occurrence; and a
+    /// skipped component read out of file order still names its own line.
+    @Test func piecesKeepAFoldedUIDsOverrideWithItsSeriesAndWarningsKeepTheirLines() {
+        let uid = String(repeating: "040000008200E00074C5B7101A82E008", count: 3)       // Outlook's length
+        let series = "BEGIN:VEVENT\r\nUID:\(uid.prefix(60))\r\n \(uid.dropFirst(60))\r\nSUMMARY:usual\r\nDTSTART:20250101T100000Z\r\n"
+            + "RRULE:FREQ=DAILY;COUNT=2\r\nBEGIN:VALARM\r\nUID:alarm-1\r\nACTION:DISPLAY\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT\r\n"
+        let fillers = (0..<250).map { "BEGIN:VEVENT\r\nUID:f\($0)\r\nDTSTART:20250101T100000Z\r\nEND:VEVENT\r\n" }
+        let noStart = "BEGIN:VEVENT\r\nUID:no-start\r\nEND:VEVENT\r\n"
+        let override = "BEGIN:VEVENT\r\nUID:\(uid)\r\nRECURRENCE-ID:20250102T100000Z\r\nSUMMARY:moved\r\nDTSTART:20250102T150000Z\r\nEND:VEVENT\r\n"
+        let result = Self.parse(series + fillers[..<100].joined() + noStart + fillers[100...].joined() + override)
+        #expect(result.items.count == 252)
+        #expect(result.items.first { $0.key == "\(uid)/20250102T100000Z" }?.fields["title"] == "moved")
+        // 3 header lines and 12 of the series, then 4 per filler: the bad event begins on line 416.
+        #expect(result.warnings == ["line 416, UID no-start: no DTSTART; skipped"])
+    }
+
+    /// A UID in two VCALENDARs of one file cannot be kept in one piece: the file is read whole, and
+    /// the override in the second still replaces its occurrence.
+    @Test func anOverrideInAnotherCalendarThanItsSeriesStillReplacesItsOccurrence() {
+        let series = "BEGIN:VEVENT\r\nUID:s\r\nSUMMARY:usual\r\nDTSTART:20250101T100000Z\r\nRRULE:FREQ=DAILY;COUNT=2\r\nEND:VEVENT\r\n"
+        let fillers = (0..<250).map { "BEGIN:VEVENT\r\nUID:f\($0)\r\nDTSTART:20250101T100000Z\r\nEND:VEVENT\r\n" }.joined()
+        let override = "BEGIN:VEVENT\r\nUID:s\r\nRECURRENCE-ID:20250102T100000Z\r\nSUMMARY:moved\r\nDTSTART:20250102T150000Z\r\nEND:VEVENT\r\n"
+        let result = Self.parse(series + fillers + "END:VCALENDAR\r\nBEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + override)
+        #expect(result.items.count == 252)
+        #expect(result.items.first { $0.key == "s/20250102T100000Z" }?.fields["title"] == "moved")
+    }
+
     @Test func exdateRdateAndAnOverride() {
         let result = Self.parse("""
             BEGIN:VEVENT\r\nUID:team\r\nSUMMARY:team\r\nDTSTART;TZID=Europe/Berlin:20250303T090000\r\nDTEND;TZID=Europe/Berlin:20250303T100000\r\n\
