@@ -47,10 +47,10 @@ final class FocusFollower {
         flush()
         while !control.isStopping {
             for kind in [BusConnection.Kind.session, .system] {
-                guard let bus = links[kind]?.bus else {
-                    if FocusFollower.now >= links[kind]!.retryAt { connect(kind) }
-                    continue
-                }
+                if links[kind]?.bus == nil, FocusFollower.now >= links[kind]!.retryAt { connect(kind) }
+                // Read at once what came while connecting: sd-bus queued the signals that arrived
+                // during the survey's calls, and `poll` on the socket would not see them.
+                guard let bus = links[kind]?.bus else { continue }
                 do throws(BusError) {
                     while let signal = try bus.nextSignal() { try handle(signal, on: bus) }
                 } catch { drop(kind, error) }
