@@ -9,7 +9,8 @@ struct Command {
     var options: [OptionSpec] = []
     /// What its positional arguments are, for shell completion.
     var positional: Completion = .none
-    var run: @Sendable (ParsedArguments, Agent) async throws(AgentError) -> ExitCode
+    /// Runs on the caller's thread (see `runMain`) until it first suspends.
+    var run: nonisolated(nonsending) @Sendable (ParsedArguments, Agent) async throws(AgentError) -> ExitCode
 }
 
 let commands: [Command] = [

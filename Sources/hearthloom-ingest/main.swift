@@ -19,7 +19,9 @@ func mainUsage() -> String {
     return out
 }
 
-func runMain() async -> Int32 {
+/// Runs on the main thread, as the top-level code does, until the command first suspends:
+/// a `capture` commits its note before any Dispatch worker thread is started (nonsending).
+nonisolated(nonsending) func runMain() async -> Int32 {
     var args = Array(CommandLine.arguments.dropFirst())
     if args.isEmpty || args == ["--help"] || args == ["-h"] || args == ["help"] {
         Terminal.writeStdout(mainUsage()); return args.isEmpty ? ExitCode.usage.rawValue : 0

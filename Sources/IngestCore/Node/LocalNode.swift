@@ -58,7 +58,7 @@ public final class LocalNode: NodeTransport {
                         i += 1
                         continue
                     }
-                    let n = items[i...].prefix(LocalNode.upserts.count).prefix { !$0.deleted }.count
+                    let n = items[i...].prefix { !$0.deleted }.count
                     accepted += try upsert(items[i..<(i + n)], endpoint: endpoint, source: source, at: now, c)
                     i += n
                 }
@@ -70,37 +70,30 @@ public final class LocalNode: NodeTransport {
         }
     }
 
-    /// Stores up to 32 upserts with one cached statement, their bodies bound in place.
+    /// Stores upserts with cached multi-row statements, their bodies bound in place.
     private func upsert(_ rows: ArraySlice<OutboxEntry>, endpoint: Endpoint, source: String, at now: Double,
                         _ c: borrowing SQLiteConnection) throws(SQLiteError) -> Int {
-        try c.withStatement(LocalNode.upserts[rows.count - 1]) { (insert) throws(SQLiteError) -> Int in
+        try c.insert(rows, with: LocalNode.upsert) { (insert) throws(SQLiteError) in
             try insert.bind(1, text: endpoint.rawValue)
             try insert.bind(2, text: source)
             try insert.bind(3, now)
-            var bodies: [UInt8] = [], blobs: [(index: Int32, range: Range<Int>)] = []
-            bodies.reserveCapacity(rows.reduce(0) { $0 + $1.body.count })
-            for (n, row) in rows.enumerated() {
-                let at = Int32(4 + 3 * n)
-                try insert.bind(at, text: row.key)
-                if let version = row.version { try insert.bind(at + 1, text: version) } else { try insert.bindNull(at + 1) }
-                blobs.append((at + 2, bodies.count ..< bodies.count + row.body.count))
-                bodies += row.body
-            }
-            return try insert.step(blobs: blobs, in: bodies)
+        } bind: { (insert, at, row, bodies) throws(SQLiteError) in
+            try insert.bind(at, text: row.key)
+            if let version = row.version { try insert.bind(at + 1, text: version) }
+            bodies.append(at + 2, row.body)
         }
     }
 
-    /// The upserts of 1 … 32 items: `?1` endpoint, `?2` source, `?3` the time received, then key,
-    /// version and body per item. An unchanged version is a duplicate: no row changes.
-    private static let upserts = (1...32).map { n in
-        "INSERT INTO items(endpoint, source, key, version, deleted, item, received_at) VALUES "
-            + (0..<n).map { "(?1, ?2, ?\(4 + 3 * $0), ?\(5 + 3 * $0), 0, ?\(6 + 3 * $0), ?3)" }.joined(separator: ", ")
-            + """
-             ON CONFLICT(endpoint, source, key) DO UPDATE SET version = excluded.version, deleted = 0,
+    /// The upsert of items: `?1` endpoint, `?2` source, `?3` the time received, then key, version
+    /// and body per item. An unchanged version is a duplicate: no row changes.
+    private static let upsert = MultiRowInsert(
+        "INSERT INTO items(endpoint, source, key, version, deleted, item, received_at) VALUES", shared: 3,
+        row: [.shared(1), .shared(2), .own, .own, .sql("0"), .own, .shared(3)],
+        tail: """
+            ON CONFLICT(endpoint, source, key) DO UPDATE SET version = excluded.version, deleted = 0,
                 item = excluded.item, received_at = excluded.received_at
             WHERE items.version IS NOT excluded.version
-            """
-    }
+            """)
 
     public struct Holding: Sendable { public var endpoint: String; public var live: Int; public var deleted: Int }
 

@@ -96,6 +96,7 @@ public struct Agent: Sendable {
     /// Scans each adapter in turn into `target`.
     public func scan(_ configs: [AdapterConfig], into target: ScanTarget) async -> [ScanResult] {
         var results: [ScanResult] = []
+        var ends: [StateStore.ScanEnd] = []
         for config in configs {
             var result = ScanResult(adapter: config.name, type: config.type, queued: 0, warnings: 0)
             do {
@@ -112,13 +113,16 @@ public struct Agent: Sendable {
                 try await adapter.scan(since: try target.store.anchor(for: config.name), into: sink)
                 result.queued = sink.queued.load(ordering: .relaxed)
                 result.warnings = sink.warnings.load(ordering: .relaxed)
-                if case .queue(let store, _, _) = target { try store.recordScan(adapter: config.name, type: config.type, error: nil) }
             } catch {
                 result.error = error.message
                 Log.error("\(config.name): \(error.message)")
-                if case .queue(let store, _, _) = target { try? store.recordScan(adapter: config.name, type: config.type, error: error.message) }
             }
+            ends.append(StateStore.ScanEnd(adapter: config.name, type: config.type, error: result.error))
             results.append(result)
+        }
+        // One transaction for every adapter's scan record (see `recordScans`).
+        if case .queue(let store, _, _) = target {
+            do { try store.recordScans(ends) } catch { Log.error("cannot record the scans in \(store.path): \(error.message)") }
         }
         return results
     }

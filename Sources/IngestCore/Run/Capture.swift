@@ -26,8 +26,10 @@ public enum CaptureQueue {
 extension Agent {
     /// `capture`: queues the texts durably, then tries to send them (and only captures) for a
     /// moment. Queued is done; sending is a bonus, and another process draining sends ours too.
+    /// Queueing runs on the caller's thread (nonsending): called from the main thread, the note
+    /// is durable before any worker thread is started.
     /// - Returns: true when sending was tried and stopped early: the captures wait in the queue.
-    public func capture(_ texts: [String], via: String) async throws(AgentError) -> Bool {
+    nonisolated(nonsending) public func capture(_ texts: [String], via: String) async throws(AgentError) -> Bool {
         let store = try openStore()
         do throws(StoreError) { try CaptureQueue.enqueue(texts, via: via, store: store) } catch { throw .store(error) }
         Log.info("queued \(texts.count) capture\(texts.count == 1 ? "" : "s")")

@@ -59,3 +59,112 @@ extension SQLiteConnection {
         return try body(statement)
     }
 }
+
+/// A multi-row `INSERT … VALUES`: parameters `?1 … ?shared` are common to every row, then each
+/// row has `perRow` of its own. Rows share a statement's overhead (step, reset), which for small
+/// rows costs about as much as the row itself. The text for n rows is built the first time it is
+/// asked for (the connection caches the prepared statement by it), so a one-row insert, such as a
+/// `capture`'s, never pays for the 32-row text.
+public final class MultiRowInsert: Sendable {
+    /// One value of a row: a shared parameter, the row's next own parameter, or SQL as written.
+    public enum Value: Sendable {
+        case shared(Int32)
+        case own
+        case sql(String)
+    }
+
+    /// The most rows one statement takes.
+    public static let maxRows = 32
+
+    public let shared: Int32
+    public let perRow: Int32
+    private let head: String
+    private let row: [Value]
+    private let tail: String
+    private let texts = Locked<[String?]>(Array(repeating: nil, count: MultiRowInsert.maxRows))
+
+    /// `head` ends with `VALUES`; `tail` (such as an `ON CONFLICT` clause) follows the rows.
+    public init(_ head: String, shared: Int32, row: [Value], tail: String = "") {
+        self.head = head; self.shared = shared; self.row = row; self.tail = tail
+        perRow = Int32(row.count { if case .own = $0 { true } else { false } })
+    }
+
+    /// The parameter index of row `row`'s first own parameter; the next ones follow it.
+    public func firstParameter(ofRow row: Int) -> Int32 { shared + 1 + perRow * Int32(row) }
+
+    /// The text of the insert of `rows` rows (1 … `maxRows`).
+    public func sql(rows: Int) -> String {
+        if let built = texts.withLock({ $0[rows - 1] }) { return built }
+        let built = head + " " + (0..<rows).map(rowText).joined(separator: ", ") + (tail.isEmpty ? "" : " " + tail)
+        texts.withLock { $0[rows - 1] = built }
+        return built
+    }
+
+    private func rowText(_ n: Int) -> String {
+        var next = firstParameter(ofRow: n)
+        let values = row.map { value -> String in
+            switch value {
+            case .shared(let index): return "?\(index)"
+            case .own: defer { next += 1 }; return "?\(next)"
+            case .sql(let text): return text
+            }
+        }
+        return "(" + values.joined(separator: ", ") + ")"
+    }
+}
+
+/// Blobs laid end to end in one buffer, each with the parameter it binds: a statement reads them
+/// in place (``SQLiteStatement/step(_:)``), no copy per blob.
+public struct PackedBlobs {
+    private var bytes: [UInt8] = []
+    private var blobs: [(index: Int32, range: Range<Int>)] = []
+
+    public init() {}
+
+    public mutating func append(_ index: Int32, _ value: [UInt8]) {
+        blobs.append((index, bytes.count ..< bytes.count + value.count))
+        bytes += value
+    }
+
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true); blobs.removeAll(keepingCapacity: true)
+    }
+
+    fileprivate func step(_ statement: borrowing SQLiteStatement) throws(SQLiteError) -> Int {
+        try statement.step(blobs: blobs, in: bytes)
+    }
+}
+
+extension SQLiteStatement {
+    /// Runs the statement once with `packed`'s blobs bound in place; returns the rows changed.
+    @discardableResult
+    public func step(_ packed: borrowing PackedBlobs) throws(SQLiteError) -> Int { try packed.step(self) }
+}
+
+extension SQLiteConnection {
+    /// Inserts `rows` with `insert`, in statements of up to ``MultiRowInsert/maxRows`` rows:
+    /// `shared` binds the common parameters of each statement, `bind` one row's own from its
+    /// first parameter on (blobs into the pack). Returns the number of rows changed.
+    @discardableResult
+    public func insert<Rows: Collection>(
+        _ rows: Rows, with insert: MultiRowInsert,
+        shared: (borrowing SQLiteStatement) throws(SQLiteError) -> Void,
+        bind: (borrowing SQLiteStatement, _ first: Int32, Rows.Element, inout PackedBlobs) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) -> Int {
+        var packed = PackedBlobs()
+        var changed = 0
+        var start = rows.startIndex
+        while start != rows.endIndex {
+            let end = rows.index(start, offsetBy: MultiRowInsert.maxRows, limitedBy: rows.endIndex) ?? rows.endIndex
+            let chunk = rows[start..<end]
+            changed += try withStatement(insert.sql(rows: chunk.count)) { (statement) throws(SQLiteError) -> Int in
+                try shared(statement)
+                packed.removeAll()
+                for (n, row) in chunk.enumerated() { try bind(statement, insert.firstParameter(ofRow: n), row, &packed) }
+                return try statement.step(packed)
+            }
+            start = end
+        }
+        return changed
+    }
+}

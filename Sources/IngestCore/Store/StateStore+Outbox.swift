@@ -42,49 +42,36 @@ extension StateStore {
 
     private func queue(_ items: [Item], adapter: String, source: String, at now: Double, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
         var lanes: [Endpoint: Int64] = [:]
-        var bodies: [UInt8] = [], blobs: [(index: Int32, range: Range<Int>)] = []
         var start = 0
         while start < items.count {
-            // A run of one endpoint's items, at most one statement's worth.
+            // A run of one endpoint's items.
             let endpoint = items[start].endpoint
             let lane: Int64
             if let known = lanes[endpoint] { lane = known } else {
                 lane = try laneID(endpoint, source, c); lanes[endpoint] = lane
             }
             var end = start + 1
-            while end < items.count, end - start < StateStore.outboxRowsPerInsert, items[end].endpoint == endpoint { end += 1 }
-            try c.withStatement(StateStore.outboxInsert(rows: end - start)) { (insert) throws(SQLiteError) in
+            while end < items.count, items[end].endpoint == endpoint { end += 1 }
+            try c.insert(items[start..<end], with: StateStore.outboxInsert) { (insert) throws(SQLiteError) in
                 try insert.bind(1, lane)
                 try insert.bind(2, text: adapter)
                 try insert.bind(3, now)
-                // Bodies laid end to end, bound in place; a nil version stays NULL (bindings start cleared).
-                bodies.removeAll(keepingCapacity: true); blobs.removeAll(keepingCapacity: true)
-                for (i, item) in items[start..<end].enumerated() {
-                    let at = Int32(4 + 4 * i)
-                    try insert.bind(at, text: item.key)
-                    if let version = item.version { try insert.bind(at + 1, text: version) }
-                    try insert.bind(at + 2, Int64(item.deleted ? 1 : 0))
-                    blobs.append((at + 3, bodies.count ..< bodies.count + item.json.count))
-                    bodies += item.json
-                }
-                try insert.step(blobs: blobs, in: bodies)
+            } bind: { (insert, at, item, bodies) throws(SQLiteError) in
+                // A nil version stays NULL (bindings start cleared).
+                try insert.bind(at, text: item.key)
+                if let version = item.version { try insert.bind(at + 1, text: version) }
+                try insert.bind(at + 2, Int64(item.deleted ? 1 : 0))
+                bodies.append(at + 3, item.json)
             }
             start = end
         }
     }
 
-    /// Rows share a statement's overhead (step, reset), which for small rows costs about as much
-    /// as the row itself.
-    private static let outboxRowsPerInsert = 32
-
-    /// The insert of `rows` outbox rows of one lane: `?1` is the lane, `?2` the adapter, `?3` the
-    /// time, then key, version, deleted and body per row. Made when asked (the connection caches
-    /// the prepared statement by its text), so a `capture` builds only the one-row text before
-    /// its note is durable, not all 32.
-    private static func outboxInsert(rows: Int) -> String {
-        "INSERT INTO outbox(lane, adapter, enqueued_at, key, version, deleted, body) VALUES "
-            + (0..<rows).map { "(?1, ?2, ?3, ?\(4 + 4 * $0), ?\(5 + 4 * $0), ?\(6 + 4 * $0), ?\(7 + 4 * $0))" }.joined(separator: ", ")
-    }
+    /// The insert of outbox rows of one lane: `?1` is the lane, `?2` the adapter, `?3` the
+    /// time, then key, version, deleted and body per row.
+    private static let outboxInsert = MultiRowInsert(
+        "INSERT INTO outbox(lane, adapter, enqueued_at, key, version, deleted, body) VALUES", shared: 3,
+        row: [.shared(1), .shared(2), .shared(3), .own, .own, .own, .own])
 
     private func laneID(_ endpoint: Endpoint, _ source: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) -> Int64 {
         let name = endpoint.rawValue + "/" + source

@@ -12,34 +12,21 @@ extension StateStore {
     /// group gained to its changes, drops what the cutoffs name, and settles groups.
     func applyRecords(_ changes: AnchorChanges, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
         // Records of one group come together (an input read in order): each run is stored by
-        // statements of up to 32 rows, and adds to its group's counter once.
+        // multi-row statements, and adds to its group's counter once.
         let records = try changes.merge.map { (merge) throws(SQLiteError) in try merged(changes.records, by: merge, space: space, c) } ?? changes.records
         var gained: [(group: String, added: Int)] = []
-        var bytes: [UInt8] = [], blobs: [(index: Int32, range: Range<Int>)] = []
         var start = 0
         while start < records.count {
             let group = records[start].group
             var end = start + 1
             while end < records.count, records[end].group == group { end += 1 }
-            var added = 0, row = start
-            while row < end {
-                let n = min(StateStore.upserts.count, end - row)
-                added += try c.withStatement(StateStore.upserts[n - 1]) { (insert) throws(SQLiteError) -> Int in
-                    try insert.bind(1, text: space)
-                    try insert.bind(2, text: group)
-                    // Keys and values laid end to end, bound in place: no copy per blob.
-                    bytes.removeAll(keepingCapacity: true); blobs.removeAll(keepingCapacity: true)
-                    for i in 0..<n {
-                        let at = Int32(3 + 3 * i)
-                        try insert.bind(at, Int64(records[row + i].shelf))
-                        blobs.append((at + 1, bytes.count ..< bytes.count + records[row + i].key.count))
-                        bytes += records[row + i].key
-                        blobs.append((at + 2, bytes.count ..< bytes.count + records[row + i].value.count))
-                        bytes += records[row + i].value
-                    }
-                    return try insert.step(blobs: blobs, in: bytes)
-                }
-                row += n
+            let added = try c.insert(records[start..<end], with: StateStore.upsert) { (insert) throws(SQLiteError) in
+                try insert.bind(1, text: space)
+                try insert.bind(2, text: group)
+            } bind: { (insert, at, record, blobs) throws(SQLiteError) in
+                try insert.bind(at, Int64(record.shelf))
+                blobs.append(at + 1, record.key)
+                blobs.append(at + 2, record.value)
             }
             if added > 0 { gained.append((group, added)) }
             start = end
@@ -81,14 +68,12 @@ extension StateStore {
         return out.compactMap { $0.record.value == $0.stored ? nil : $0.record }
     }
 
-    /// The upserts of 1 … 32 records of one group: `?1` is the space, `?2` the group, then shelf,
-    /// key and value per row. Rows share a statement's overhead (step, reset), which for small
-    /// rows costs about as much as the row itself.
-    private static let upserts = (1...32).map { n in
-        "INSERT INTO records(space, shelf, grp, key, value) VALUES "
-            + (0..<n).map { "(?1, ?\(3 + 3 * $0), ?2, ?\(4 + 3 * $0), ?\(5 + 3 * $0))" }.joined(separator: ", ")
-            + " ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value"
-    }
+    /// The upsert of records of one group: `?1` is the space, `?2` the group, then shelf, key and
+    /// value per row.
+    private static let upsert = MultiRowInsert(
+        "INSERT INTO records(space, shelf, grp, key, value) VALUES", shared: 2,
+        row: [.shared(1), .own, .shared(2), .own, .own],
+        tail: "ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value")
 
     /// `0, 1, …` for a query's `IN (…)`: one index seek per shelf.
     private static let shelves = (0..<StateRecord.shelfCount).map(String.init).joined(separator: ", ")

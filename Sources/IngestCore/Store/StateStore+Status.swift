@@ -3,17 +3,37 @@ import FoundationEssentials
 extension StateStore {
     // MARK: - Adapter stats
 
+    /// The end of one adapter's scan, for ``recordScans(_:)``: `error` nil clears the last error.
+    public struct ScanEnd: Sendable {
+        public var adapter: String
+        public var type: String
+        public var error: String?
+        public var at: Double
+        public init(adapter: String, type: String, error: String?, at: Double = Date().timeIntervalSince1970) {
+            self.adapter = adapter; self.type = type; self.error = error; self.at = at
+        }
+    }
+
     /// Records the end of a scan: `error` nil clears the last error.
     public func recordScan(adapter: String, type: String, error: String?) throws(StoreError) {
-        let now = Date().timeIntervalSince1970
+        try recordScans([ScanEnd(adapter: adapter, type: type, error: error)])
+    }
+
+    /// Records the ends of a run's scans in one transaction: each one alone rewrote the same
+    /// page, so an idle run of 7 adapters wrote 7 pages of WAL for one page of change.
+    public func recordScans(_ ends: [ScanEnd]) throws(StoreError) {
+        guard !ends.isEmpty else { return }
         // Not fsynced: a power cut may only lose when the last scan was (the next commit's fsync
         // takes it along), and an idle run scans every adapter.
         try write(durable: false) { (c) throws(SQLiteError) in
-            try c.run("""
-                INSERT INTO adapter_stats(adapter, type, last_scan, last_error, last_error_at) VALUES(?, ?, ?, ?, ?)
-                ON CONFLICT(adapter) DO UPDATE SET type = excluded.type, last_scan = excluded.last_scan,
-                    last_error = excluded.last_error, last_error_at = coalesce(excluded.last_error_at, last_error_at)
-                """, [.text(adapter), .text(type), .double(now), error.map(SQLValue.text) ?? .null, error == nil ? .null : .double(now)])
+            for end in ends {
+                try c.run("""
+                    INSERT INTO adapter_stats(adapter, type, last_scan, last_error, last_error_at) VALUES(?, ?, ?, ?, ?)
+                    ON CONFLICT(adapter) DO UPDATE SET type = excluded.type, last_scan = excluded.last_scan,
+                        last_error = excluded.last_error, last_error_at = coalesce(excluded.last_error_at, last_error_at)
+                    """, [.text(end.adapter), .text(end.type), .double(end.at), end.error.map(SQLValue.text) ?? .null,
+                          end.error == nil ? .null : .double(end.at)])
+            }
         }
     }
 
