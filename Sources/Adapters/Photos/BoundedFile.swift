@@ -57,9 +57,13 @@ final class BoundedFile {
     /// the first such call and kept, and the later ones are served from it.
     func read(at offset: Int, count: Int, keeping range: Range<Int>) throws(PhotoReadError) -> ArraySlice<UInt8> {
         guard offset >= range.lowerBound, count <= range.upperBound - offset else { return try read(at: offset, count: count)[...] }
-        if kept?.range != range { kept = (range, try read(at: range.lowerBound, count: range.count)) }
+        let bytes: [UInt8]
+        if let kept, kept.range == range { bytes = kept.bytes } else {
+            bytes = try read(at: range.lowerBound, count: range.count)
+            kept = (range, bytes)
+        }
         let from = offset - range.lowerBound
-        return kept!.bytes[from..<(from + count)]
+        return bytes[from..<(from + count)]
     }
 
     /// Exactly `count` bytes starting at `offset`, or an error; never a short result.
