@@ -45,8 +45,13 @@ final class TransportThread: Sendable {
     }
 
     private func onThread<R: Sendable>(_ body: @escaping @Sendable (any NodeTransport) -> R) async -> R {
-        await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.transport.withLock { body($0) }) }
         }
+        // Once an empty block has run after it, the block above has let go of what it held (the
+        // node, a store): the caller stays their last owner, so they close (and checkpoint their
+        // WAL) before the process exits, not on this thread while it exits.
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        return result
     }
 }
