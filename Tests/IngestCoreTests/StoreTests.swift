@@ -113,6 +113,29 @@ struct StateStoreTests {
         #expect(try store.outboxDepth()[.capture] == 1)
     }
 
+    @Test func aNewStoreIsMadeWholeAndAnEmptyFileGetsItsSchemaInPlace() throws {
+        func shape(_ store: StateStore) throws -> [String] {
+            try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a")], anchor: .none)
+            return try store.read { (c) throws(SQLiteError) -> [String] in
+                var mode = ""
+                try c.query("PRAGMA journal_mode") { r in mode = r.text(0) ?? ""; return false }
+                return [mode, "\(try c.scalar("PRAGMA page_size"))", "\(try c.scalar("PRAGMA user_version"))", "\(try c.scalar("SELECT count(*) FROM outbox"))"]
+            }
+        }
+        let made = temporaryPaths()
+        #expect(try shape(StateStore(paths: made)) == ["wal", "16384", "\(StateStore.schemaVersion)", "1"])
+        #expect(!FileSystem.exists(made.stateDatabase + ".new-\(ProcessInfo.processInfo.processIdentifier)"), "the scratch file is gone once linked")
+        // A file another process created but has not filled yet is migrated where it is.
+        let empty = temporaryPaths()
+        try FileSystem.ensureDirectory(empty.stateDir)
+        try FileSystem.writeAtomically(empty.stateDatabase, [], mode: 0o644)
+        #expect(try shape(StateStore(paths: empty)) == ["wal", "16384", "\(StateStore.schemaVersion)", "1"])
+        let node = try LocalNode(path: made.stateDir + "/local-node.db")
+        #expect(node.store(endpoint: .photos, source: "linux-photos", items: [OutboxEntry(id: 0, lane: 0, endpoint: .photos, source: "linux-photos", adapter: "pics",
+                                                                                         key: "a", version: "1", deleted: false, body: Array("{}".utf8))])
+                == .stored(accepted: 1, duplicates: 0))
+    }
+
     @Test func deadLettersLeaveTheOutbox() throws {
         let store = try StateStore(paths: temporaryPaths())
         try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a")], anchor: .none)

@@ -4,7 +4,7 @@
 /// same head size), so each container harness starts at its reader, past format sniffing.
 enum PhotoInput {
     static func file(_ bytes: [UInt8]) throws(PhotoReadError) -> FileBytes {
-        try FileBytes(file: BoundedFile(path: ScratchFile.holding(bytes)), headSize: PhotoGeotagReader.headSize)
+        try FileBytes(file: BoundedFile(path: ScratchFile.holding(bytes)), headSize: PhotoGeotagReader.headSize, nearStart: PhotoGeotagReader.nearStartSize)
     }
 
     /// Decodes what a container walker found, as the reader does after it.

@@ -17,6 +17,8 @@ final class BoundedFile {
     /// Total bytes returned by `pread` so far: the cost of reading this file's metadata.
     private(set) var bytesRead = 0
     private let descriptor: Int32
+    /// The bytes of `range`, read whole by the first `read(at:count:keeping:)` inside it.
+    private var kept: (range: Range<Int>, bytes: [UInt8])?
 
     /// - Parameters:
     ///   - folder: the open folder `path` is relative to; nil for a path from the working directory.
@@ -49,6 +51,19 @@ final class BoundedFile {
 
     deinit {
         close(descriptor)
+    }
+
+    /// Exactly `count` bytes at `offset`. When they lie inside `range`, all of `range` is read by
+    /// the first such call and kept, and the later ones are served from it.
+    func read(at offset: Int, count: Int, keeping range: Range<Int>) throws(PhotoReadError) -> ArraySlice<UInt8> {
+        guard offset >= range.lowerBound, count <= range.upperBound - offset else { return try read(at: offset, count: count)[...] }
+        let bytes: [UInt8]
+        if let kept, kept.range == range { bytes = kept.bytes } else {
+            bytes = try read(at: range.lowerBound, count: range.count)
+            kept = (range, bytes)
+        }
+        let from = offset - range.lowerBound
+        return bytes[from..<(from + count)]
     }
 
     /// Exactly `count` bytes starting at `offset`, or an error; never a short result.

@@ -25,16 +25,20 @@ extension ByteSource {
 ///
 /// Metadata almost always sits near the start (JPEG APP1, HEIF meta, PNG eXIf, TIFF IFD0),
 /// so serving reads inside the head from memory makes a typical photo cost a single `pread`.
+/// Metadata a little deeper (a GPS IFD after a camera's maker note) is read with the rest of
+/// the first `nearStart` bytes in one more `pread`, kept for the reads after it.
 struct FileBytes: ByteSource {
     let file: BoundedFile
     /// The first `min(headSize, file.size)` bytes.
     let head: [UInt8]
+    private let nearStart: Range<Int>
     let name = "the file"
     var count: Int { file.size }
 
-    init(file: BoundedFile, headSize: Int) throws(PhotoReadError) {
+    init(file: BoundedFile, headSize: Int, nearStart: Int) throws(PhotoReadError) {
         self.file = file
         self.head = try file.read(at: 0, count: min(headSize, file.size))
+        self.nearStart = head.count ..< max(head.count, min(nearStart, file.size))
     }
 
     func bytes(at offset: Int, count: Int) throws(PhotoReadError) -> ArraySlice<UInt8> {
@@ -42,7 +46,7 @@ struct FileBytes: ByteSource {
         if offset + count <= head.count {
             return head[offset..<(offset + count)]
         }
-        return try file.read(at: offset, count: count)[...]
+        return try file.read(at: offset, count: count, keeping: nearStart)
     }
 }
 

@@ -63,7 +63,8 @@ public actor IngestGate {
     /// `run` with the embedded local node: stores one commit's `items` at the node in one
     /// transaction, then applies `anchor` with them counted as synced, so they never go through
     /// the outbox (queued, read back, deleted). The node's write is durable before the anchor
-    /// moves: a crash in between makes the next scan send them again, as duplicates.
+    /// moves: a crash in between makes the next scan send them again, as duplicates. Both writes
+    /// run on the transport's thread, so their fsyncs leave the shared threads to the scan.
     ///
     /// - Returns: false, having changed nothing, when they must be queued instead: the node is not
     ///   the local one, an endpoint of theirs still has queued items (older versions must reach
@@ -80,14 +81,10 @@ public actor IngestGate {
         for endpoint in endpoints.keys { if try store.hasQueued(endpoint) { return false } }
         guard let lock = await FileLock.acquire(lockPath, wait: 0) else { return false }
         defer { withExtendedLifetime(lock) {} }
-        var report = DrainReport()
-        for (endpoint, entries) in endpoints {
-            guard case .stored(let accepted, let duplicates) = await transport.storeLocally(endpoint: endpoint, source: source, items: entries)
-            else { return false }
-            report.accepted += accepted; report.duplicates += duplicates
-            report.delivered[endpoint, default: 0] += entries.count
-        }
-        try store.commitDelivered(adapter: adapter, count: items.count, anchor: anchor, space: space)
+        let store = self.store, count = items.count
+        guard let report = try await transport.storeLocally(endpoints, source: source, then: { () throws(StoreError) in
+            try store.commitDelivered(adapter: adapter, count: count, anchor: anchor, space: space)
+        }) else { return false }
         direct.merge(report)
         for endpoint in endpoints.keys where notedEndpoints.remove(endpoint) != nil { try? store.setEndpointNote(endpoint, nil) }
         return true

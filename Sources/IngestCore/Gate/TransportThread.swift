@@ -24,14 +24,34 @@ final class TransportThread: Sendable {
         await onThread { $0.post(endpoint: endpoint, source: source, items: items, credential: credential, trace: trace) }
     }
 
-    /// Stores `items` at the embedded local node in one transaction; nil for any other node.
-    func storeLocally(endpoint: Endpoint, source: String, items: [OutboxEntry]) async -> NodeReply? {
-        await onThread { ($0 as? LocalNode)?.store(endpoint: endpoint, source: source, items: items) }
+    /// Stores each endpoint's entries at the embedded local node, one transaction each, then runs
+    /// `commit` on the same thread: the anchor moves only once the node's writes are durable, and
+    /// both fsyncs hold this thread rather than one the scan's reads share. Nil, with `commit` not
+    /// run, for any other node or when the node did not store a batch.
+    func storeLocally(_ batches: [Endpoint: [OutboxEntry]], source: String,
+                      then commit: @escaping @Sendable () throws(StoreError) -> Void) async throws(StoreError) -> DrainReport? {
+        try await onThread { (transport) -> Result<DrainReport?, StoreError> in
+            guard let node = transport as? LocalNode else { return .success(nil) }
+            var report = DrainReport()
+            for (endpoint, entries) in batches {
+                guard case .stored(let accepted, let duplicates) = node.store(endpoint: endpoint, source: source, items: entries)
+                else { return .success(nil) }
+                report.accepted += accepted; report.duplicates += duplicates
+                report.delivered[endpoint, default: 0] += entries.count
+            }
+            do throws(StoreError) { try commit() } catch { return .failure(error) }
+            return .success(report)
+        }.get()
     }
 
     private func onThread<R: Sendable>(_ body: @escaping @Sendable (any NodeTransport) -> R) async -> R {
-        await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.transport.withLock { body($0) }) }
         }
+        // Once an empty block has run after it, the block above has let go of what it held (the
+        // node, a store): the caller stays their last owner, so they close (and checkpoint their
+        // WAL) before the process exits, not on this thread while it exits.
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        return result
     }
 }

@@ -14,16 +14,21 @@ public final class LocalNode: NodeTransport {
 
     public init(path: String) throws(StoreError) {
         do {
+            // A new node is made whole in one go (see `createIfAbsent`); one made before finds its table here.
+            try SQLiteDatabase.createIfAbsent(path) { (scratch) throws(SQLiteError) in try scratch.execute(LocalNode.schema) }
             db = try SQLiteDatabase(path: path)
             try db.execute("""
                 PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;
                 PRAGMA temp_store=MEMORY;  -- each multi-row upsert keeps a statement journal: in a temp file, 2000 writes per batch
-                CREATE TABLE IF NOT EXISTS items(endpoint TEXT NOT NULL, source TEXT NOT NULL, key TEXT NOT NULL,
-                    version TEXT, deleted INTEGER NOT NULL, item BLOB NOT NULL, received_at REAL NOT NULL,
-                    UNIQUE(endpoint, source, key));   -- a rowid table: item rows are large, and WITHOUT ROWID rebalances them on every insert
-                """)
+                """ + "\n" + LocalNode.schema)
         } catch { throw StoreError.sqlite(error) }
     }
+
+    private static let schema = """
+        CREATE TABLE IF NOT EXISTS items(endpoint TEXT NOT NULL, source TEXT NOT NULL, key TEXT NOT NULL,
+            version TEXT, deleted INTEGER NOT NULL, item BLOB NOT NULL, received_at REAL NOT NULL,
+            UNIQUE(endpoint, source, key));   -- a rowid table: item rows are large, and WITHOUT ROWID rebalances them on every insert
+        """
 
     /// Opens an existing local node for reading (`status`); nil when there is none.
     public init?(readOnlyAt path: String) {

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 extension StateStore {
-    func migrate() throws(SQLiteError) {
+    static func migrate(_ db: SQLiteDatabase) throws(SQLiteError) {
         // The common case, an existing store, must not take the write lock just to look.
         guard try db.withConnection({ (c) throws(SQLiteError) -> Int64 in try c.scalar("PRAGMA user_version") }) < StateStore.schemaVersion else { return }
         try db.transaction { (c) throws(SQLiteError) in

@@ -44,6 +44,11 @@ public final class StateStore: Sendable {
     public init(paths: Paths) throws(StoreError) {
         do { try FileSystem.ensureDirectory(paths.stateDir) } catch { throw StoreError.fileSystem(error) }
         do {
+            // A new store is made whole in one go; the checks below then find it current.
+            try SQLiteDatabase.createIfAbsent(paths.stateDatabase) { (scratch) throws(SQLiteError) in
+                try scratch.execute("PRAGMA page_size=\(StateStore.pageSize)")
+                try StateStore.migrate(scratch)
+            }
             db = try SQLiteDatabase(path: paths.stateDatabase)
             let version = try db.withConnection { (c) throws(SQLiteError) -> Int64 in
                 let version = try c.scalar("PRAGMA user_version")
@@ -61,7 +66,7 @@ public final class StateStore: Sendable {
                 return version
             }
             // The common case, a store of this version, takes no further look.
-            if version < StateStore.schemaVersion { try migrate() }
+            if version < StateStore.schemaVersion { try StateStore.migrate(db) }
         } catch {
             throw StoreError.sqlite(error)
         }
@@ -72,7 +77,7 @@ public final class StateStore: Sendable {
         do {
             db = try SQLiteDatabase(path: path, throwaway: true)
             try db.execute("PRAGMA page_size=\(StateStore.pageSize); PRAGMA temp_store=MEMORY")
-            try migrate()
+            try StateStore.migrate(db)
         } catch { throw StoreError.sqlite(error) }
     }
 

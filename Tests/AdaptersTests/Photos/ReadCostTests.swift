@@ -41,6 +41,14 @@ import Testing
         #expect(bytesRead == PhotoGeotagReader.headSize)
     }
 
+    @Test("IFDs past the head but within the first 16 KiB are found with one more read, of the rest of those 16 KiB")
+    func ifdsPastTheHead() throws {
+        var builder = Self.builder()
+        builder.headerGap = [UInt8](repeating: 0, count: 10_000)
+        let bytesRead = try check(Containers.jpeg(exif: builder.build(), imageBytes: Self.imageBytes), as: "deeper.jpg")
+        #expect(bytesRead == PhotoGeotagReader.nearStartSize)
+    }
+
     @Test("1 MB of ICC segments before the Exif APP1 is skipped, not read")
     func skippedSegment() throws {
         let icc = Array("ICC_PROFILE\0".utf8) + [UInt8](repeating: 0xAA, count: 60_000)
