@@ -1,6 +1,7 @@
 #ifndef CCRYPTO_H
 #define CCRYPTO_H
 #include <openssl/evp.h>
+#include <openssl/sha.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -13,7 +14,9 @@ typedef struct {
     EVP_MD *(*md_fetch)(OSSL_LIB_CTX *, const char *, const char *);
     int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
     EVP_MD *sha256;
-    unsigned char *(*sha256_oneshot)(const unsigned char *, size_t, unsigned char *);
+    int (*sha256_init)(SHA256_CTX *);
+    int (*sha256_update)(SHA256_CTX *, const void *, size_t);
+    int (*sha256_final)(unsigned char *, SHA256_CTX *);
     EVP_MD_CTX *(*ctx_new)(void);
     void (*ctx_free)(EVP_MD_CTX *);
     int (*init)(EVP_MD_CTX *, const EVP_MD *, ENGINE *);
@@ -33,7 +36,11 @@ int ccrypto_load(void);
 /// SHA-256 of `count` bytes into `out` (32 bytes); 0 on failure.
 static inline int ccrypto_sha256(const void *bytes, size_t count, unsigned char *out) {
     if (!ccrypto_load()) return 0;
-    if (ccrypto_api_storage()->sha256_oneshot) return ccrypto_api_storage()->sha256_oneshot((const unsigned char *)bytes, count, out) != NULL;
+    ccrypto_api_t *a = ccrypto_api_storage();
+    if (a->sha256_init) {
+        SHA256_CTX ctx;
+        return a->sha256_init(&ctx) && a->sha256_update(&ctx, bytes, count) && a->sha256_final(out, &ctx);
+    }
     unsigned int length = 0;
     return ccrypto_api_storage()->digest(bytes, count, out, &length, ccrypto_api_storage()->sha256, NULL);
 }

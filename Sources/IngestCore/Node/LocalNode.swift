@@ -20,6 +20,10 @@ public final class LocalNode: NodeTransport {
             try db.execute("""
                 PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;
                 PRAGMA temp_store=MEMORY;  -- each multi-row upsert keeps a statement journal: in a temp file, 2000 writes per batch
+                -- Checkpointed at 1 MiB of WAL, after the commit that passes it: the node is written on the
+                -- transport thread only, so the copy and its fsyncs overlap the scan, and the last
+                -- connection's close (what a run waits for) finds at most about one batch to copy.
+                PRAGMA wal_autocheckpoint=256;
                 """ + "\n" + LocalNode.schema)
         } catch { throw StoreError.sqlite(error) }
     }
