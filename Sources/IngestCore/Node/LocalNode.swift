@@ -24,6 +24,7 @@ public final class LocalNode: NodeTransport {
                 -- transport thread only, so the copy and its fsyncs overlap the scan, and the last
                 -- connection's close (what a run waits for) finds at most about one batch to copy.
                 PRAGMA wal_autocheckpoint=256;
+                PRAGMA cache_size=-1024;
                 """ + "\n" + LocalNode.schema)
         } catch { throw StoreError.sqlite(error) }
     }
