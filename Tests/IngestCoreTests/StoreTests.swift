@@ -136,6 +136,40 @@ struct StateStoreTests {
                 == .stored(accepted: 1, duplicates: 0))
     }
 
+    /// New embedded nodes take 8 KiB pages; one made with SQLite's 4 KiB (an older build) keeps
+    /// them and its rows. Either way its WAL is copied into the database once a commit passes 1 MiB,
+    /// with the node still open: the file holds the rows before any close.
+    @Test func anEmbeddedNodeKeepsItsPageSizeAndCheckpointsPastOneMiB() throws {
+        func settings(_ node: LocalNode) throws -> [Int64] {
+            try node.db.withConnection { (c) throws(SQLiteError) -> [Int64] in
+                [try c.scalar("PRAGMA page_size"), try c.scalar("PRAGMA wal_autocheckpoint"), try c.scalar("SELECT count(*) FROM items")]
+            }
+        }
+        func entries(_ count: Int, from first: Int) -> [OutboxEntry] {
+            (first..<(first + count)).map {
+                OutboxEntry(id: 0, lane: 0, endpoint: .photos, source: "linux-photos", adapter: "pics", key: "k\($0)", version: "1",
+                            deleted: false, body: Array("{\"pad\":\"\(String(repeating: "x", count: 1000))\"}".utf8))
+            }
+        }
+        let fresh = temporaryPaths()
+        try FileSystem.ensureDirectory(fresh.stateDir)
+        let node = try LocalNode(path: fresh.localNodeDatabase)
+        #expect(try settings(node) == [8192, 128, 0])
+        #expect(node.store(endpoint: .photos, source: "linux-photos", items: entries(2000, from: 0)) == .stored(accepted: 2000, duplicates: 0))
+        #expect(try #require(FileManager.default.attributesOfItem(atPath: fresh.localNodeDatabase)[.size] as? Int) > 2_000_000)
+
+        let paths = temporaryPaths()
+        try FileSystem.ensureDirectory(paths.stateDir)
+        let old = try SQLiteDatabase(path: paths.localNodeDatabase)
+        try old.execute("PRAGMA page_size=4096; PRAGMA journal_mode=WAL")
+        old.close()
+        let older = try LocalNode(path: paths.localNodeDatabase)
+        #expect(older.store(endpoint: .photos, source: "linux-photos", items: entries(1, from: 0)) == .stored(accepted: 1, duplicates: 0))
+        older.db.close()
+        let reopened = try LocalNode(path: paths.localNodeDatabase)
+        #expect(try settings(reopened) == [4096, 256, 1])
+    }
+
     @Test func deadLettersLeaveTheOutbox() throws {
         let store = try StateStore(paths: temporaryPaths())
         try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a")], anchor: .none)
