@@ -6,8 +6,10 @@ import Testing
 ///
 /// gpsfake feeds its log as soon as gpsd is up, and gpsd hands reports only to clients that are
 /// already watching, so whatever came before the agent's WATCH would be lost (how much depends on
-/// the agent's reconnect backoff). So gpsfake is held: its daemon monitor (`-m`) is a script that
-/// stops gpsfake (SIGSTOP, before gpsd exists) and then becomes gpsd. gpsd listens while gpsfake
+/// the agent's reconnect backoff). So gpsfake is held: its daemon monitor (`-m`) is `sh` running a
+/// script that stops gpsfake (SIGSTOP, before gpsd exists) and then becomes gpsd. The script is read
+/// by `sh`, never exec'd itself: an exec of a file this process just wrote can fail with ETXTBSY
+/// while a child spawned meanwhile by another test still holds the write descriptor. gpsd listens while gpsfake
 /// waits; `feed()` lets it go on (SIGCONT) once gpsd's log (`-D 2`) shows it answered a WATCH.
 /// gpsfake then adds the device, which gpsd opens at once (`-n`), and feeds the log; with `-1 -W 2`
 /// it stops gpsd and exits 2 s after the last sentence ("Test timed out", status 1).
@@ -32,16 +34,21 @@ final class GPSFake {
         let hold = dir + "/hold-then-gpsd"
         try "#!/bin/sh\n# gpsfake's daemon monitor: stop gpsfake (the parent) until the test lets it go on, then become gpsd.\nkill -STOP $PPID\nexec \"$@\"\n"
             .write(toFile: hold, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hold)
-        let args = ["-1", "-q", "-u", "-n", "-W", "2", "-D", "2", "-m", hold, "-c", "0.0003", "-P", String(port), log]
+        let args = ["-1", "-q", "-u", "-n", "-W", "2", "-D", "2", "-m", "/bin/sh " + hold, "-c", "0.0003", "-P", String(port), log]
         process = try childLoggingStderr(to: logPath, "/usr/bin/gpsfake", args, env: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
-        guard eventually(20, { gpsd = GPSFake.child(of: process.pid, named: "gpsd"); return gpsd != nil }) else {
+        // A generous bound: under the sanitizers, with every suite starting processes at once, Python
+        // alone can take seconds to start. A gpsfake that has already ended fails at once.
+        let started = eventually(90) {
+            gpsd = GPSFake.child(of: process.pid, named: "gpsd")
+            return gpsd != nil || GPSFake.hasEnded(process.pid)
+        }
+        guard started, gpsd != nil else {
             kill()
-            throw GPSFakeError.noDaemon(log)
+            throw GPSFakeError.noDaemon(log, gpsfakeSaid: GPSFake.tail(of: logPath))
         }
     }
 
-    enum GPSFakeError: Error { case noDaemon(String), nobodyWatched(String) }
+    enum GPSFakeError: Error { case noDaemon(String, gpsfakeSaid: String), nobodyWatched(String) }
 
     deinit {
         kill()
@@ -85,6 +92,13 @@ final class GPSFake {
             }
         }
         return nil
+    }
+
+    /// True once `pid` is a zombie or gone: a child of ours that ended and is not yet reaped.
+    static func hasEnded(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: end)...].split(separator: " ").first == "Z"
     }
 
     /// Field 22 of /proc/PID/stat (clock ticks after boot), or nil once the process is gone.

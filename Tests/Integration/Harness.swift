@@ -32,17 +32,23 @@ struct ProcessResult {
 final class Child {
     let pid: pid_t
     private var stdoutFD: Int32 = -1, stderrFD: Int32 = -1
+    /// Held while a child's pipes are made and marked close-on-exec, and across each spawn: a child
+    /// that another test spawned in between would inherit them, and `wait()`, reading to their end,
+    /// would wait for that unrelated child as well.
+    private static let spawnLock = NSLock()
 
     init(_ path: String, _ args: [String], env: [String: String] = [:], stdin: String? = nil, captureOutput: Bool = true) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
-        for i in 0..<3 {
-            var fds: [Int32] = [-1, -1]
-            guard pipe(&fds) == 0 else { throw ChildError.spawn(errno) }
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }   // only the child's dup2 copies survive exec
-            if i == 0 { inPipe = fds } else if i == 1 { outPipe = fds } else { errPipe = fds }
+        try Child.spawnLock.withLock {
+            for i in 0..<3 {
+                var fds: [Int32] = [-1, -1]
+                guard pipe(&fds) == 0 else { throw ChildError.spawn(errno) }
+                for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }   // only the child's dup2 copies survive exec
+                if i == 0 { inPipe = fds } else if i == 1 { outPipe = fds } else { errPipe = fds }
+            }
         }
         posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
         if captureOutput {
@@ -65,7 +71,7 @@ final class Child {
         let argv = ([path] + args).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        let rc = posix_spawn(&pid, path, &actions, &attr, argv, envp)
+        let rc = Child.spawnLock.withLock { posix_spawn(&pid, path, &actions, &attr, argv, envp) }
         close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
         guard rc == 0 else { close(inPipe[1]); close(outPipe[0]); close(errPipe[0]); throw ChildError.spawn(rc) }
         self.pid = pid
@@ -224,4 +230,13 @@ final class TestNode {
     }
 
     func requests() throws -> [JSONValue] { try admin("requests")["requests"]?.arrayValue ?? [] }
+
+    /// Posts `items` to `/v1/ingest/ENDPOINT` with the device token, as another run of an agent would.
+    func ingest(_ endpoint: String, source: String, items: [JSONValue]) throws {
+        let body: JSONValue = ["actor": "device:tests", "source": .string(source), "items": .array(items),
+                               "device": ["id": "tests", "name": "tests", "platform": "linux", "agent": "integration-tests"]]
+        let r = try curl.perform(url: url + "/v1/ingest/" + endpoint, headers: ["Content-Type: application/json", "Authorization: Bearer " + token],
+                                 body: body.encoded)
+        guard r.status == 200 else { throw TestNodeError.badReply("ingest \(endpoint): \(r.status)") }
+    }
 }
