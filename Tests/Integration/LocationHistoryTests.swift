@@ -107,6 +107,39 @@ struct LocationHistoryTests {
         #expect(try rig.items("location").first?["arrival"] == "2024-06-07T06:00:00Z", "the points before the cut count")
     }
 
+    /// Stores written before each day kept its own table of what went out held one table for all
+    /// days, in the `days` group: the first run reads it, sends nothing it lists again, sends a
+    /// tombstone for a key it lists that is no longer derived, and moves it to the days.
+    @Test func theOneTableOfAnOlderStoreIsHonouredOnceAndMovedToTheDays() throws {
+        let rig = try LocationRig()
+        try rig.copy("Records.json")
+        try rig.run()
+        let first = try rig.latest()
+        // A visit that earlier points gave and later ones no longer do, sent by an earlier run.
+        let gone = "visit:" + String(repeating: "0", count: 32)
+        try rig.node.ingest("location", source: "linux-location-history", items: [
+            ["key": .string(gone), "version": "v1", "arrival": "2024-05-31T06:00:00Z", "departure": "2024-05-31T07:00:00Z", "lat": 47.37, "lon": 8.54, "accuracy_m": 5, "fixes": 120],
+        ])
+        // The older layout: every day's lines, and that visit's, in the `days` group; the days' own empty.
+        let sql = """
+            UPDATE record_groups SET settled = CAST((SELECT group_concat(CAST(settled AS TEXT), '') FROM record_groups WHERE grp LIKE 'd:%') || '\(gone)\tv1\n' AS BLOB) WHERE grp = 'days';
+            UPDATE record_groups SET settled = x'' WHERE grp LIKE 'd:%';
+            """
+        let db = rig.agent.state + "/state.db"
+        #expect(try runProcess("/usr/bin/sqlite3", [db, sql]).status == 0)
+
+        try rig.copy("2024-06.rec")
+        try rig.run()
+        let second = try rig.latest()
+        for (key, stored) in first { #expect(second[key]?.receipts == stored.receipts, "not sent again: \(stored)") }
+        #expect(second.count == first.count + 7, "the .rec file's day: 3 visits, 2 trips, the trip to it from the first day; the tombstone's key")
+        #expect(try rig.node.items("location").first { $0["key"]?.stringValue == gone }?["deleted"] == .bool(true), "the vanished visit's tombstone")
+        let tables = try runProcess("/usr/bin/sqlite3", [db, "SELECT grp, length(settled) > 0 FROM record_groups WHERE grp = 'days' OR grp LIKE 'd:%' ORDER BY grp"])
+        #expect(tables.stdout.split(separator: "\n") == ["d:2024-06-01|1", "d:2024-06-03|1", "days|0"], "\(tables.stdout)")
+        try rig.agent.run(["resync", "lh"])
+        #expect(try rig.latest().mapValues(\.version) == second.mapValues(\.version), "a resync derives the same")
+    }
+
     @Test func aDryRunPrintsExactlyWhatARunSends() throws {
         let rig = try LocationRig()
         try rig.copy("Timeline.json"); try rig.copy("2024_JUNE.json")

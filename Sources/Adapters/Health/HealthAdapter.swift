@@ -352,8 +352,18 @@ struct SentItems {
         }
     }
 
+    /// Written straight into one buffer of its final size: location history's settled state
+    /// holds every visit and trip of years, and a line as a String each cost 3× the bytes.
     var encoded: [UInt8] {
-        Array(versions.keys.sorted().map { "\($0)\t\(versions[$0]!)\n" }.joined().utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(versions.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 })
+        for (key, version) in versions.sorted(by: { $0.key < $1.key }) {
+            out.append(contentsOf: key.utf8)
+            out.append(0x09)
+            out.append(contentsOf: version.utf8)
+            out.append(0x0A)
+        }
+        return out
     }
 }
 

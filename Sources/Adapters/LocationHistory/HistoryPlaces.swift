@@ -113,6 +113,7 @@ struct HistoryPlaces {
         func fix(_ m: Member, at time: Double) -> Fix { Fix(time: time, latitude: m.latitude, longitude: m.longitude) }
         var visits: [Visit] = [], trips: [Trip] = []
         visits.reserveCapacity(members.count)
+        trips.reserveCapacity(members.count)
         let stated = activities.filter { $0.mode != .unknown }.sorted { $0.start < $1.start }
         var firstActivity = 0      // the first stated activity not over before the trip
         var spread: [Float] = []   // distances of the current visit's fixes from its position

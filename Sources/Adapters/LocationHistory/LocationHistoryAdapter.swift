@@ -139,45 +139,14 @@ public struct LocationHistoryAdapter: DeviceAdapter {
     // MARK: - Deriving
 
     /// When anything new was stored: every visit and trip again; those whose version changed
-    /// are queued, and a tombstone for a key no longer derived.
+    /// are queued, and a tombstone for a key no longer derived (``HistoryDelivery``).
     private func derive(into sink: some ItemSink) async throws {
-        let changed = Set(try sink.records.changedGroups())
-        guard !changed.isEmpty else { return }
+        guard !(try sink.records.changedGroups()).isEmpty else { return }
         let derived = try places.derive(sink.records, now: Date().timeIntervalSince1970)
         if derived.rejected > 0 { await sink.warn("dropped \(derived.rejected) points (over MaxError, implausible time, or faster than MaxSpeed)") }
-        let index = try sink.records.group(HistoryRecords.daysGroup)
-        let sent = SentItems(index.settled)
-        var now = SentItems()
-        var committer = ChunkCommitter(sink)
-        var queued: [Item] = [], count = 0
-        // Built and queued a chunk at a time: years of history are tens of thousands of items.
-        func queue(_ item: Item) async throws {
-            queued.append(item)
-            guard queued.count >= 2000 else { return }
-            try await committer.commit(queued, anchor: .none)
-            count += queued.count
-            queued = []
-        }
-        for visit in derived.visits {
-            let item = PlaceItems.item(visit)
-            now.versions[item.key] = item.version ?? ""
-            if sent.versions[item.key] != item.version { try await queue(item) }
-        }
-        for trip in derived.trips {
-            let item = PlaceItems.item(trip)
-            now.versions[item.key] = item.version ?? ""
-            if sent.versions[item.key] != item.version { try await queue(item) }
-        }
-        for key in sent.versions.keys.sorted() where now.versions[key] == nil {
-            try await queue(.tombstone(endpoint: key.hasPrefix("trip:") ? .motion : .location, key: key))
-        }
-        // What went out is settled with the last chunk: a crash before it sends the same again.
-        var changes = AnchorChanges()
-        for (group, count) in derived.changes where changed.contains(group) { changes.settled[group] = SettledGroup(state: [], changes: count) }
-        changes.settled[HistoryRecords.daysGroup] = SettledGroup(state: now.encoded, changes: index.changes)
-        try await committer.commit(queued, anchor: changes)
-        try await committer.finish()
-        count += queued.count
-        Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(count) items queued")
+        var delivery = try HistoryDelivery(sink)
+        try await delivery.send(visits: derived.visits, trips: derived.trips, changes: derived.changes)
+        try await delivery.finish()
+        Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(delivery.count) items queued")
     }
 }

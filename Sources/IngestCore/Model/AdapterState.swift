@@ -84,6 +84,11 @@ public struct AdapterRecords: Sendable {
         try store.group(name, space: checkedSpace())
     }
 
+    /// What one group was last settled with (nil: never), without its records.
+    public func settled(in group: String) throws -> [UInt8]? {
+        try store.settled(in: group, space: checkedSpace())
+    }
+
     /// The records of one group's `shelf` from `key` on, in key order.
     public func records(in group: String, shelf: UInt8 = 0, from key: [UInt8] = []) throws -> [StateRecord] {
         try store.records(in: group, shelf: shelf, from: key, space: checkedSpace())

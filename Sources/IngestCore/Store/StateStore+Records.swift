@@ -118,6 +118,16 @@ extension StateStore {
         }
     }
 
+    func settled(in group: String, space: String) throws(StoreError) -> [UInt8]? {
+        try read { (c) throws(SQLiteError) -> [UInt8]? in
+            var settled: [UInt8]?
+            try c.query("SELECT settled FROM record_groups WHERE space = ? AND grp = ?", [.text(space), .text(group)]) { r in
+                settled = r.isNull(0) ? nil : r.blob(0); return false
+            }
+            return settled
+        }
+    }
+
     func records(in group: String, shelf: UInt8, from key: [UInt8], space: String) throws(StoreError) -> [StateRecord] {
         try read { (c) throws(SQLiteError) -> [StateRecord] in
             var out: [StateRecord] = []

@@ -1,0 +1,91 @@
+import IngestCore
+
+/// Queues the derived visits and trips whose version changed, day by day, and a tombstone for a
+/// key no longer derived. Each UTC day group keeps, as its settled state, the keys and versions
+/// of its items (a visit by its arrival, a trip by its start: a key always falls on the same
+/// day) as they went out; that state is committed with the chunk that queued the day's last
+/// item or a later one, so a crash before it sends the same again, which the node dedups. So a
+/// run holds one day's table at a time, however many years the history spans.
+///
+/// Stores from before this layout kept one table for every day in the `days` group: it is read
+/// once, counts as sent, and is emptied by the same run.
+struct HistoryDelivery<Sink: ItemSink> {
+    let records: AdapterRecords
+    private var committer: ChunkCommitter<Sink>
+    private var queued: [Item] = []
+    /// Day states waiting for the next commit: never committed before their items are.
+    private var settling = AnchorChanges()
+    private(set) var count = 0
+    /// The one table of the earlier layout, while it is honoured; `derived` its keys seen so far.
+    private var earlier: SentItems?
+    private var derived = Set<String>()
+    /// The `days` group's change counter as read: settled, with the earlier table emptied, last.
+    private let indexChanges: Int64
+
+    static var chunk: Int { 2000 }
+
+    init(_ sink: Sink) throws {
+        records = sink.records
+        committer = ChunkCommitter(sink)
+        let index = try records.group(HistoryRecords.daysGroup)
+        if let table = index.settled, !table.isEmpty { earlier = SentItems(table) }
+        indexChanges = index.changes
+    }
+
+    /// Sends `visits` and `trips` (each in time order) against what went out for each day:
+    /// every day that has records (`changes`: each day group's change counter as read) or items.
+    mutating func send(visits: [Visit], trips: [Trip], changes: [String: Int64]) async throws {
+        func day(_ time: Double) -> String { HistoryRecords.group(day: HistoryTime.day(time)) }
+        let visitDays = visits.map { day($0.arrival) }, tripDays = trips.map { day($0.start.time) }
+        var v = 0, t = 0
+        for group in Set(changes.keys).union(visitDays).union(tripDays).sorted() {
+            var items: [Item] = []
+            while v < visits.count, visitDays[v] == group { items.append(PlaceItems.item(visits[v])); v += 1 }
+            while t < trips.count, tripDays[t] == group { items.append(PlaceItems.item(trips[t])); t += 1 }
+            try await send(items, day: group, changes: changes[group] ?? 0)
+        }
+        if let earlier {
+            for key in earlier.versions.keys.sorted() where !derived.contains(key) { try await queue(tombstone(key)) }
+        }
+    }
+
+    /// One day: its changed items, tombstones for its keys no longer derived, its new state.
+    private mutating func send(_ items: [Item], day group: String, changes: Int64) async throws {
+        let stored = try records.settled(in: group)
+        let sent = SentItems(stored)
+        var now = SentItems()
+        for item in items {
+            let version = item.version ?? ""
+            now.versions[item.key] = version
+            if earlier != nil { derived.insert(item.key) }
+            if sent.versions[item.key] != version, earlier?.versions[item.key] != version { try await queue(item) }
+        }
+        for key in sent.versions.keys.sorted() where now.versions[key] == nil { try await queue(tombstone(key)) }
+        let state = now.encoded
+        if changes > 0 || state != stored ?? [] { settling.settled[group] = SettledGroup(state: state, changes: changes) }
+    }
+
+    private func tombstone(_ key: String) -> Item {
+        .tombstone(endpoint: key.hasPrefix("trip:") ? .motion : .location, key: key)
+    }
+
+    private mutating func queue(_ item: Item) async throws {
+        queued.append(item)
+        guard queued.count >= HistoryDelivery.chunk else { return }
+        try await commit()
+    }
+
+    private mutating func commit() async throws {
+        try await committer.commit(queued, anchor: settling)
+        count += queued.count
+        queued = []
+        settling = AnchorChanges()
+    }
+
+    /// Commits what is left, with every remaining day state, and waits for it.
+    mutating func finish() async throws {
+        settling.settled[HistoryRecords.daysGroup] = SettledGroup(state: [], changes: indexChanges)
+        try await commit()
+        try await committer.finish()
+    }
+}
