@@ -210,8 +210,9 @@ public struct HealthAdapter: DeviceAdapter {
         var sorted: HealthSampleSpool.SortedRecords?
         do throws(FileReadError) { sorted = try spool.sorted() } catch { return error }
         while sorted != nil {
+            // About 1 MiB of packs a commit: by count alone, a shuffled export's whole spool (tens of MB) was one chunk.
             let records: [StateRecord]
-            do throws(FileReadError) { records = try sorted?.next(HealthCollector.defaultChunkSize) ?? [] } catch { return error }
+            do throws(FileReadError) { records = try sorted?.next(HealthCollector.defaultChunkSize, bytes: 1 << 20) ?? [] } catch { return error }
             if records.isEmpty { break }
             try await store(HealthSamplePack.coalesced(records), into: &ledger)
         }

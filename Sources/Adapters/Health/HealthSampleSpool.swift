@@ -28,7 +28,7 @@ final class HealthSampleSpool {
     /// The window each run is read through in a merge.
     private static let window = 128 << 10
 
-    init(runBytes: Int = 8 << 20, fanIn: Int = 32, folder: String = TemporaryFile.folder) {
+    init(runBytes: Int = 4 << 20, fanIn: Int = 32, folder: String = TemporaryFile.folder) {
         precondition(fanIn >= 2, "a merge takes two runs or more")
         self.runBytes = runBytes; self.fanIn = fanIn; self.folder = folder
     }
@@ -42,8 +42,9 @@ final class HealthSampleSpool {
             filling = PackedRun(capacity: runBytes)
         }
         for record in records {
+            // Spilled before the record would overflow the run's buffer: growing copies it into one twice as large.
+            if !filling.isEmpty, filling.bytes.count + PackedRecord.size(record) > runBytes { try spill() }
             filling.append(record)
-            if filling.bytes.count >= runBytes { try spill() }
         }
         return true
     }
@@ -69,12 +70,16 @@ final class HealthSampleSpool {
     struct SortedRecords {
         fileprivate var merge: RunMerge
 
-        /// The next `size` records at most; none at the end.
-        mutating func next(_ size: Int) throws(FileReadError) -> [StateRecord] {
+        /// The next `size` records at most, fewer once their values reach `bytes`, ending where
+        /// a key does so that its packs are coalesced into one write; none at the end.
+        mutating func next(_ size: Int, bytes: Int) throws(FileReadError) -> [StateRecord] {
             var chunk: [StateRecord] = []
-            chunk.reserveCapacity(size)
+            var held = 0
             while chunk.count < size, let top = merge.top {
-                chunk.append(top.withRecord(PackedRecord.stateRecord))
+                let record = top.withRecord(PackedRecord.stateRecord)
+                if held >= bytes, let last = chunk.last, (last.shelf, last.group, last.key) != (record.shelf, record.group, record.key) { break }
+                chunk.append(record)
+                held += record.value.count
                 try merge.pop()
             }
             return chunk

@@ -29,6 +29,12 @@ enum PackedRecord {
         bytes.append(contentsOf: record.value)
     }
 
+    /// The bytes `append` adds for `record`.
+    static func size(_ record: StateRecord) -> Int {
+        let group = record.group.utf8.count, key = record.key.count, value = record.value.count
+        return 1 + varintSize(group) + varintSize(key) + varintSize(value) + group + key + value
+    }
+
     /// The record at `start`, or nil when it does not end before `limit` (the rest is not read yet).
     static func fields(_ bytes: UnsafeRawBufferPointer, at start: Int, limit: Int) -> Fields? {
         guard start < limit else { return nil }
@@ -63,6 +69,8 @@ enum PackedRecord {
         bytes.append(UInt8(v))
     }
 
+    private static func varintSize(_ value: Int) -> Int { max(1, (Int.bitWidth - value.leadingZeroBitCount + 6) / 7) }
+
     private static func varint(_ bytes: UnsafeRawBufferPointer, _ i: inout Int, _ limit: Int) -> Int? {
         var value = 0, shift = 0
         while i < limit, shift < 56 {
@@ -82,7 +90,7 @@ struct PackedRun: Sendable {
     private(set) var starts: [Int32] = []
 
     init(capacity: Int) {
-        bytes.reserveCapacity(capacity + 4096)
+        bytes.reserveCapacity(capacity)
         starts.reserveCapacity(capacity / 64)
     }
 

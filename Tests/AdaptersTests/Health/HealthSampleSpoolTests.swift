@@ -15,11 +15,11 @@ struct HealthSampleSpoolTests {
         days.flatMap { day in (0..<10).flatMap { key in (1...3).map { shelf in record(day, shelf, UInt8(key), value: value) } } }
     }
 
-    /// What the spool hands on at the end, in chunks of at most `size`.
-    func drain(_ spool: HealthSampleSpool, size: Int) throws -> [[StateRecord]] {
+    /// What the spool hands on at the end, in chunks of at most `size` (and about `bytes`).
+    func drain(_ spool: HealthSampleSpool, size: Int, bytes: Int = .max) throws -> [[StateRecord]] {
         guard var sorted = try spool.sorted() else { return [] }
         var chunks: [[StateRecord]] = []
-        while case let chunk = try sorted.next(size), !chunk.isEmpty { chunks.append(chunk) }
+        while case let chunk = try sorted.next(size, bytes: bytes), !chunk.isEmpty { chunks.append(chunk) }
         return chunks
     }
 
@@ -44,6 +44,27 @@ struct HealthSampleSpoolTests {
         #expect(zip(order, order.dropFirst()).allSatisfy { a, b in (a.0, a.1) < (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && !b.2.lexicographicallyPrecedes(a.2)) })
         let twice = out.filter { $0.group == "2024-06-01" && $0.shelf == 2 && $0.key == [4] }
         #expect(twice.map(\.value) == [[1], [2]], "a key read twice comes in the order it was read")
+    }
+
+    @Test func chunksEndPastTheirBytesWhereAKeyEnds() throws {
+        let spool = HealthSampleSpool()
+        #expect(try !spool.take(chunk([5])))
+        let big = (1...4).flatMap { day in (0..<3).map { key in record(day, 1, UInt8(key), value: 9) } }
+            .map { r in var r = r; r.value = Array(repeating: 9, count: 100); return r }
+        #expect(try spool.take(big + [big[0], big[0]]))
+        let chunks = try drain(spool, size: 100, bytes: 150)
+        #expect(chunks.flatMap { $0 }.count == 14)
+        #expect(chunks.first?.count == 3, "the key read three times stays in one chunk, past the bytes")
+        #expect(chunks.dropFirst().map(\.count) == [2, 2, 2, 2, 2, 1])
+    }
+
+    @Test func aRecordsPackedSizeIsWhatItTakes() {
+        for (group, key, value) in [("", 0, 0), ("2024-06-01", 1, 127), ("x", 128, 16_384), (String(repeating: "g", count: 200), 3, 1 << 21)] {
+            let r = StateRecord(group: group, shelf: 1, key: Array(repeating: 1, count: key), value: Array(repeating: 2, count: value))
+            var bytes: [UInt8] = []
+            PackedRecord.append(r, to: &bytes)
+            #expect(PackedRecord.size(r) == bytes.count)
+        }
     }
 
     @Test func runsSpilledToATemporaryFileMergeInKeyOrder() throws {
