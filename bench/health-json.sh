@@ -63,9 +63,9 @@ load = r["python3 json.load"]
 for name, kb in (("run --dry-run", dry_kb), ("run", run_kb)):
     t = r["hearthloom-ingest " + name]
     print(f"  {name}: {t:.2f} s; json.load {load:.2f} s / agent = {load / t:.2f}x (goal: above 1); hae_rollup.py {rollup:.2f} s / agent = {rollup / t:.1f}x", file=sys.stderr)
-    ok = t < load and int(kb) <= 64_000
-    print(f"health: {mb:.0f} MB Health Auto Export JSON, `{name}`\t{t:.2f} s, {int(kb) / 1000:.0f} MB peak RSS"
-          f"\tPython json.load alone {load:.2f} s, {int(py_kb) / 1000:.0f} MB; hae_rollup.py {rollup:.2f} s"
+    ok = t < load and int(kb) <= 64 * 1024
+    print(f"health: {mb:.0f} MB Health Auto Export JSON, `{name}`\t{t:.2f} s, {int(kb) / 1024:.0f} MB peak RSS"
+          f"\tPython json.load alone {load:.2f} s, {int(py_kb) / 1024:.0f} MB; hae_rollup.py {rollup:.2f} s"
           f"\tfaster than json.load, ≤ 64 MB\t{'ok' if ok else 'MISSED'}")
 PY
 while IFS=$'\t' read -r what ours anchor goal verdict; do bench_row "$what" "$ours" "$anchor" "$goal" "$verdict"; done < "$W/rows.tsv"

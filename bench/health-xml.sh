@@ -7,7 +7,7 @@
 #   - `run --dry-run` (stream, store in a throwaway copy of the state, roll up, print the items)
 #     and a whole `run` with a fresh state folder (also durable, queued, delivered to the
 #     embedded local node), hyperfine means;
-#   - peak RSS of both (goal: at most 100 MB; the issue's budget for any run is 64 MB);
+#   - peak RSS of both (goal: at most 64 MB, every adapter's budget; the issue's health goal is 100 MB);
 #   - that the three orders give the same items (the dry runs' output, sorted).
 # The goal is both no slower than xmllint. Writes bench/out/health-xml.txt and table rows.
 . "$(dirname "$0")/common.sh"
@@ -38,9 +38,9 @@ mb = os.path.getsize(path) / 1e6
 xl = r["xmllint --stream --noout"]
 for name, kb in (("run --dry-run", dry_kb), ("run", run_kb)):
     t = r["hearthloom-ingest " + name]
-    ok = t <= xl and int(kb) <= 100_000
-    print(f"health: {mb:.0f} MB export.xml, {order} Records, `{name}`\t{t:.2f} s = {t / xl:.2f}× xmllint, {int(kb) / 1000:.0f} MB peak RSS"
-          f"\txmllint --stream --noout {xl:.2f} s\t≤ 1× xmllint, ≤ 100 MB (64 MB budget)\t{'ok' if ok else 'MISSED'}")
+    ok = t <= xl and int(kb) <= 64 * 1024
+    print(f"health: {mb:.0f} MB export.xml, {order} Records, `{name}`\t{t:.2f} s = {t / xl:.2f}× xmllint, {int(kb) / 1024:.0f} MB peak RSS"
+          f"\txmllint --stream --noout {xl:.2f} s\t≤ 1× xmllint, ≤ 64 MB (every adapter's budget; the issue's health goal is ≤ 100 MB)\t{'ok' if ok else 'MISSED'}")
 PY
     rm -rf "$file" "$W/state"
 }

@@ -63,5 +63,21 @@ print(f"ROW\t{ours:.2f} pages/s (PDF {ours_pdf:.2f})\ttesseract CLI {cli:.2f} pa
 PY
 IFS=$'\t' read -r _ ours anchor goal verdict < <(grep '^ROW' "$W/summary.txt")
 bench_row "scans: OCR of $PAGES text pages (300 dpi), $cores cores" "$ours" "$anchor" "$goal" "$verdict"
+
+echo
+echo "== peak RSS of a whole run (fresh state: OCR, queue, delivery to the embedded node), beside one tesseract CLI process"
+local png_kb pdf_kb cli_kb
+png_kb=$(peak_kb "$BIN" run --config-dir "$W/config-png" --state-dir "$W/state-rss-png")
+pdf_kb=$(peak_kb "$BIN" run --config-dir "$W/config-pdf" --state-dir "$W/state-rss-pdf")
+cli_kb=$(peak_kb tesseract "$W/pngs/page-00.png" stdout)
+echo "agent: $PAGES PNGs $png_kb kB, one $PAGES-page PDF $pdf_kb kB; tesseract CLI, one page: $cli_kb kB"
+bench_row "scans: whole \`run\` of the $PAGES pages, peak RSS" "PNGs $((png_kb / 1024)) MB, PDF $((pdf_kb / 1024)) MB" \
+    "tesseract CLI, one page, one process: $((cli_kb / 1024)) MB" "<= 64 MB" "$([ "$png_kb" -le 65536 ] && [ "$pdf_kb" -le 65536 ] && echo ok || echo MISSED)"
+}
+
+# peak_kb CMD...: the peak RSS of one run of CMD in kB, as /usr/bin/time -v reports it.
+peak_kb() {
+    /usr/bin/time -v "$@" >/dev/null 2>"$W/peak.err"
+    grep 'Maximum resident' "$W/peak.err" | awk '{print $NF}'
 }
 main 2>&1 | grep -v '^ROW' | tee "$OUT/scans.txt"
