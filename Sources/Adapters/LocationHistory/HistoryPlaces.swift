@@ -31,11 +31,14 @@ struct HistoryPlaces {
         var derived = Derived()
         var detector = VisitDetector(settings: settings.detector)
         var filter = filter()
-        var detected: [String: Visit] = [:]      // the last state of each visit: open, then closed
+        // The last state of each visit, in arrival order: one visit is open at a time, so a
+        // visit's close follows its open with no other visit between.
+        var detected: [Visit] = []
         func take(_ events: [VisitDetector.Event]) {
             for event in events {
                 switch event {
-                case .opened(let v), .closed(let v): detected[v.key] = v
+                case .opened(let v), .closed(let v):
+                    if detected.last?.key == v.key { detected[detected.count - 1] = v } else { detected.append(v) }
                 case .trip: break             // trips are built in pass 2, between the merged visits
                 }
             }
@@ -52,7 +55,8 @@ struct HistoryPlaces {
             }
         }
         take(detector.closeIfStale(now: now))
-        let visits = merge(Array(detected.values), stated: stated)
+        let visits = merge(detected, stated: stated)
+        detected = []; stated = []        // let go before pass 2 builds every visit and trip
         (derived.visits, derived.trips) = try measure(visits, days: days, records, activities: activities, now: now)
         return derived
     }
@@ -92,6 +96,7 @@ struct HistoryPlaces {
             $0.arrival != $1.arrival ? $0.arrival < $1.arrival : $0.key < $1.key
         }
         var merged: [Member] = []
+        merged.reserveCapacity(all.count)
         for next in all {
             if var last = merged.last, next.arrival <= last.end,
                Geo.distance(last.latitude, last.longitude, next.latitude, next.longitude) <= mergeDistance {
