@@ -96,17 +96,21 @@ final class GPSFake {
 
     /// True once `pid` is a zombie or gone: a child of ours that ended and is not yet reaped.
     static func hasEnded(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return true }
-        return stat[stat.index(after: end)...].split(separator: " ").first == "Z"
+        guard let fields = statFields(of: pid) else { return true }
+        return fields.first == "Z"
     }
 
     /// Field 22 of /proc/PID/stat (clock ticks after boot), or nil once the process is gone.
     static func startTime(of pid: pid_t) -> String? {
+        guard let fields = statFields(of: pid) else { return nil }
+        return fields.count > 19 ? String(fields[19]) : nil
+    }
+
+    /// Fields 3… of /proc/PID/stat (state first), after "pid (comm)"; nil once the process is gone.
+    private static func statFields(of pid: pid_t) -> [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let end = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: end)...].split(separator: " ")   // fields 3… after "pid (comm)"
-        return fields.count > 19 ? String(fields[19]) : nil
+        return stat[stat.index(after: end)...].split(separator: " ")
     }
 
     /// The last 4 KB of a file (gpsd's log of a day's replay runs to megabytes).

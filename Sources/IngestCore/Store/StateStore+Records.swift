@@ -106,9 +106,7 @@ extension StateStore {
     func group(_ name: String, space: String) throws(StoreError) -> RecordGroup {
         try read { (c) throws(SQLiteError) -> RecordGroup in
             var result = RecordGroup()
-            try c.query("SELECT changes, settled FROM record_groups WHERE space = ? AND grp = ?", [.text(space), .text(name)]) { r in
-                result.changes = r.int(0); result.settled = r.isNull(1) ? nil : r.blob(1); return false
-            }
+            (result.changes, result.settled) = try groupRow(name, space: space, c)
             try c.query("SELECT shelf, key, value FROM records WHERE space = ? AND shelf IN (\(StateStore.shelves)) AND grp = ?",
                         [.text(space), .text(name)]) { r in
                 result.records.append(StateRecord(group: name, shelf: UInt8(truncatingIfNeeded: r.int(0)), key: r.blob(1), value: r.blob(2)))
@@ -119,13 +117,16 @@ extension StateStore {
     }
 
     func settled(in group: String, space: String) throws(StoreError) -> [UInt8]? {
-        try read { (c) throws(SQLiteError) -> [UInt8]? in
-            var settled: [UInt8]?
-            try c.query("SELECT settled FROM record_groups WHERE space = ? AND grp = ?", [.text(space), .text(group)]) { r in
-                settled = r.isNull(0) ? nil : r.blob(0); return false
-            }
-            return settled
+        try read { (c) throws(SQLiteError) -> [UInt8]? in try groupRow(group, space: space, c).settled }
+    }
+
+    /// A group's change counter and settled state (0 and nil for a group never written).
+    private func groupRow(_ name: String, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) -> (changes: Int64, settled: [UInt8]?) {
+        var row: (changes: Int64, settled: [UInt8]?) = (0, nil)
+        try c.query("SELECT changes, settled FROM record_groups WHERE space = ? AND grp = ?", [.text(space), .text(name)]) { r in
+            row = (r.int(0), r.isNull(1) ? nil : r.blob(1)); return false
         }
+        return row
     }
 
     func records(in group: String, shelf: UInt8, from key: [UInt8], space: String) throws(StoreError) -> [StateRecord] {
