@@ -66,12 +66,20 @@ bench_row "scans: OCR of $PAGES text pages (300 dpi), $cores cores" "$ours" "$an
 
 echo
 echo "== peak RSS of a whole run (fresh state: OCR, queue, delivery to the embedded node), beside one tesseract CLI process"
-local png_kb pdf_kb cli_kb
+echo "   with one engine per core (the default), and with Jobs=1 (one engine)"
+local png_kb pdf_kb png1_kb pdf1_kb cli_kb
 png_kb=$(peak_kb "$BIN" run --config-dir "$W/config-png" --state-dir "$W/state-rss-png")
 pdf_kb=$(peak_kb "$BIN" run --config-dir "$W/config-pdf" --state-dir "$W/state-rss-pdf")
+for kind in png pdf; do
+    mkdir -p "$W/config-$kind-1/adapters.d"
+    sed '$a Jobs=1' "$W/config-$kind/adapters.d/scans.conf" > "$W/config-$kind-1/adapters.d/scans.conf"
+done
+png1_kb=$(peak_kb "$BIN" run --config-dir "$W/config-png-1" --state-dir "$W/state-rss-png-1")
+pdf1_kb=$(peak_kb "$BIN" run --config-dir "$W/config-pdf-1" --state-dir "$W/state-rss-pdf-1")
 cli_kb=$(peak_kb tesseract "$W/pngs/page-00.png" stdout)
-echo "agent: $PAGES PNGs $png_kb kB, one $PAGES-page PDF $pdf_kb kB; tesseract CLI, one page: $cli_kb kB"
-bench_row "scans: whole \`run\` of the $PAGES pages, peak RSS" "PNGs $((png_kb / 1024)) MB, PDF $((pdf_kb / 1024)) MB" \
+echo "agent: $PAGES PNGs $png_kb kB, one $PAGES-page PDF $pdf_kb kB; Jobs=1: $png1_kb kB, $pdf1_kb kB; tesseract CLI, one page: $cli_kb kB"
+bench_row "scans: whole \`run\` of the $PAGES pages, peak RSS" \
+    "PNGs $((png_kb / 1024)) MB, PDF $((pdf_kb / 1024)) MB ($cores engines); Jobs=1: $((png1_kb / 1024)) MB, $((pdf1_kb / 1024)) MB" \
     "tesseract CLI, one page, one process: $((cli_kb / 1024)) MB" "<= 64 MB" "$([ "$png_kb" -le 65536 ] && [ "$pdf_kb" -le 65536 ] && echo ok || echo MISSED)"
 }
 

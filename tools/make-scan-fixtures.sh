@@ -2,9 +2,11 @@
 # Makes the scans adapter's test documents in OUT (default: a new temp folder, printed):
 # receipts, a letter, a rotated and noisy photo of a page, a phone photo stored sideways (EXIF
 # Orientation), a 2-page TIFF (.tif and .tiff), German text for Languages=deu+eng, an image-only
-# PDF (img2pdf), a PDF with a text layer (text-pdf.py), a 20-page image-only PDF, a corrupt PNG
+# PDF (img2pdf), a PDF with a text layer (text-pdf.py), a 20-page image-only PDF, an A4 image-only
+# PDF page (read in bands), a corrupt PNG
 # and a .txt that must be ignored. Each document's text is
-# also written to text/<name>.txt. Images are small (a few hundred pixels high) so OCR stays quick.
+# also written to text/<name>.txt. Images are small (a few hundred pixels high) so OCR stays quick,
+# but for the A4 page, which is mostly white.
 #
 # usage: tools/make-scan-fixtures.sh [OUT]      needs: imagemagick img2pdf exiftool fonts-dejavu-core
 set -euo pipefail
@@ -111,6 +113,15 @@ for n in $(seq 1 20); do
     pages+=("pages/archive-$n.png")
 done
 img2pdf -o docs/archive-20.pdf "${pages[@]}"
+
+# An A4 page at 300 dpi (2480 x 3508 px), as a scanner makes it, with a numbered line at each
+# height where the agent's render of it goes from one band of rows to the next (every 422 rows
+# at this width: a 4 MiB band), so a line is only read whole if the bands are put together right.
+args=()
+for n in $(seq 1 8); do args+=(-annotate "+240+$((n * 422 + 12))" "Section $n of the tall page ends here"); done
+convert -size 2480x3508 xc:white -font DejaVu-Sans -pointsize 48 -fill black "${args[@]}" \
+    -colorspace Gray -depth 8 -density 300 -units PixelsPerInch pages/tall-a4.png
+img2pdf -o docs/tall-a4.pdf pages/tall-a4.png
 
 # A PNG signature and header, then garbage: no decoder can read it.
 { printf '\x89PNG\r\n\x1a\n'; head -c 600 /dev/urandom; } > docs/corrupt.png

@@ -1,4 +1,5 @@
 #include "ctesseract.h"
+#include <malloc.h>
 #include <stdlib.h>
 
 ctess_api_t ctess_api_table;
@@ -59,4 +60,12 @@ int ctess_load(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, ctess_load_once);
     return ctess_api_storage()->ok;
+}
+
+static void ctess_cap_mmap_threshold(void) { mallopt(M_MMAP_THRESHOLD, 1 << 20); }
+
+void ctess_release_page_memory(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, ctess_cap_mmap_threshold);
+    malloc_trim(0);
 }

@@ -37,7 +37,7 @@ func sha256Hex(file: String) throws -> String {
 struct ScansTests {
     /// A sandbox paired with `node` whose `scans` adapter reads `names` from the fixtures, copied
     /// into a folder tree (the PDFs one level down, to be found recursively).
-    func sandbox(_ node: TestNode, _ names: [String], languages: String? = nil) throws -> (AgentSandbox, String) {
+    func sandbox(_ node: TestNode, _ names: [String], languages: String? = nil, settings: String = "") throws -> (AgentSandbox, String) {
         let agent = try AgentSandbox()
         let folder = agent.root + "/Scans"
         try FileManager.default.createDirectory(atPath: folder + "/2024/pdf", withIntermediateDirectories: true)
@@ -46,7 +46,7 @@ struct ScansTests {
             try FileManager.default.copyItem(atPath: scanFixtures + "/docs/" + name, toPath: folder + "/" + target)
         }
         try agent.usePairedNode(node.url, token: node.token)
-        try agent.write("adapters.d/scans.conf", "[Adapter]\nType=scans\nPath=\(folder)\n" + (languages.map { "Languages=\($0)\n" } ?? ""))
+        try agent.write("adapters.d/scans.conf", "[Adapter]\nType=scans\nPath=\(folder)\n" + (languages.map { "Languages=\($0)\n" } ?? "") + settings)
         return (agent, folder)
     }
 
@@ -135,6 +135,18 @@ struct ScansTests {
         #expect(text.unicodeScalars.contains("\u{FC}") && !text.unicodeScalars.contains("\u{308}"), "ü precomposed (NFC)")
         let share = wordShare(of: try tesseractReading(scanFixtures + "/docs/german.png", languages: "deu+eng"), in: text)
         #expect(share >= 0.9, "\(Int(share * 100)) % of tesseract's words")
+    }
+
+    /// The page is rendered a band of rows at a time; each line of it straddles two bands.
+    @Test func anA4PageReadByOneEngineHasEveryLineWholeAndInOrder() throws {
+        let node = try TestNode()
+        let (agent, _) = try sandbox(node, ["tall-a4.pdf"], settings: "Jobs=1\n")
+        let r = try agent.run(["run"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let item = try #require(try stored(node)["tall-a4.pdf"]?["item"])
+        let lines = (item["text"]?.stringValue ?? "").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(lines == (1...8).map { "Section \($0) of the tall page ends here" })
+        #expect(item["pages"] == 1 && item["lang"] == "eng")
     }
 
     @Test func aRenameOrACopySendsNothing_oneOfTwoCopiesDeletedNothing_theLastCopyOneTombstone() throws {

@@ -19,23 +19,29 @@ public struct ScansAdapter: DeviceAdapter {
         static let languages = ConfigKey("Languages", .string, default: "eng",
                                          "Tesseract language codes joined by + (deu+eng), in the order tried")
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
+        static let jobs = ConfigKey("Jobs", .integer, default: "0",
+                                    "pages recognized at once, each by its own Tesseract engine (about 30 MB each); 0 is one per core")
     }
-    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.languages, Key.exclude]
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.languages, Key.exclude, Key.jobs]
     public static let sampleConfig = String(decoding: PackageResources.scans_conf, as: UTF8.self)
 
     static let extensions: Set<String> = ["png", "jpg", "jpeg", "tif", "tiff", "pdf"]
 
     let files: TrackedFiles
     let languages: String
+    /// Tesseract engines at most, so pages read at once.
+    let engines: Int
 
     public init(config: AdapterConfig) throws(ConfigError) {
         let roots = try config.section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one folder to scan" })
         // Checked here, so a missing language is one line before any file is read.
         languages = try config.section.value(Key.languages, where: { TesseractLanguages.problem(with: $0) == nil },
                                              else: { TesseractLanguages.problem(with: $0) ?? "" })
+        let jobs = try config.section.value(Key.jobs, where: { (0...256).contains($0) }, else: { _ in "must be 0 (one per core) to 256" })
+        engines = jobs == 0 ? ProcessInfo.processInfo.activeProcessorCount : jobs
         var files = TrackedFiles(roots: roots, excludes: config.section[Key.exclude], accepts: ScansAdapter.isScan)
         files.maxFileBytes = 256 << 20            // a long scanned PDF; one per core is in memory at a time
-        files.readBatch = 2 * ProcessInfo.processInfo.activeProcessorCount   // progress every few files
+        files.readBatch = 2 * engines             // progress every few files
         files.adoptsCopies = true
         self.files = files
     }
@@ -50,7 +56,7 @@ public struct ScansAdapter: DeviceAdapter {
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        let recognizer = ScanRecognizer(pool: EnginePool(languages: languages, engines: ProcessInfo.processInfo.activeProcessorCount))
+        let recognizer = ScanRecognizer(pool: EnginePool(languages: languages, engines: engines))
         try await files.scan(since: anchor, into: sink) { [languages] path, bytes in
             ScansAdapter.parse(path, bytes, recognizer: recognizer, languages: languages)
         }

@@ -84,6 +84,8 @@ final class EnginePool: Sendable {
         let engine: TesseractEngine
         if let free = idle.withLock({ $0.popLast() }) { engine = free } else { engine = try TesseractEngine(languages: languages) }
         defer { idle.withLock { $0.append(engine) } }
-        return engine.recognize(decode)
+        let page = engine.recognize(decode)
+        ctess_release_page_memory()
+        return page
     }
 }

@@ -46,6 +46,11 @@ static inline ctess_api_t *ctess_api_storage(void) { return &ctess_api_table; }
 /// Loads libtesseract and leptonica once per process; 0 when either (or a function) is missing.
 int ctess_load(void);
 
+/// Hands the free memory a page's recognition left in malloc's heaps back to the system, and
+/// from the first call on lets every block of 1 MiB or more be its own mapping (returned when
+/// freed): a page's images are a few MB each, and glibc would otherwise keep them in its heaps.
+void ctess_release_page_memory(void);
+
 static inline TessBaseAPI *ctess_create(void) { return ctess_api_storage()->create(); }
 static inline void ctess_delete(TessBaseAPI *h) { ctess_api_storage()->destroy(h); }
 /// 0 on success; `datapath` NULL means the library's own tessdata folder.

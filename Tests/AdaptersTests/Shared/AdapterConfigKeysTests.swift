@@ -65,6 +65,9 @@ struct AdapterConfigKeysTests {
                                     "xx1.traineddata not installed in \(TesseractLanguages.folder); install tesseract-ocr-xx1")) {
             try ScansAdapter(config: languages)
         }
+        let jobs = try config("Type=scans\nPath=/s\nJobs=-1\n")
+        #expect(throws: ConfigError(file: jobs.file, line: 4, key: "Jobs", "must be 0 (one per core) to 256")) { try ScansAdapter(config: jobs) }
+        #expect(try ScansAdapter(config: try config("Type=scans\nPath=/s\nJobs=1\n")).engines == 1)
         let pathless = try config("Type=calendar\nMaxOccurrences=0\n")
         #expect(throws: ConfigError(file: pathless.file, key: "Path", "missing; name at least one .ics file or folder")) {
             try CalendarAdapter(config: pathless)
