@@ -29,7 +29,7 @@ enum ScanFormat: Sendable {
 }
 
 /// Reads the text of a scanned file: a PDF page's own text where it has one, else what
-/// Tesseract reads on its image. The pages of a file are read on every core.
+/// Tesseract reads on its image. The pages of a file are read at once, one per engine of the pool.
 struct ScanRecognizer: Sendable {
     let pool: EnginePool
     /// Image-only PDF pages are rendered at this resolution, as scanners scan.

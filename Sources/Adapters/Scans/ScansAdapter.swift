@@ -10,7 +10,8 @@ import Glibc
 /// ``TrackedFiles`` keeps each file's stat and content hash, so an unchanged file is not read
 /// again, and (``TrackedFiles/adoptsCopies``) a moved, renamed or copied file takes over the
 /// item its bytes already gave instead of being recognized again. A PDF page's own text is used
-/// where it has one; other pages are recognized by Tesseract, on every core.
+/// where it has one; other pages are recognized by Tesseract, on every core
+/// (`Jobs=` engines at most).
 public struct ScansAdapter: DeviceAdapter {
     public static let type = "scans"
     public static let summary = "recognized text (Tesseract OCR) of scanned PNG, JPEG, TIFF and PDF documents; a PDF's own text via poppler"

@@ -66,7 +66,7 @@ struct RecognizedPage: Sendable {
     var confidences: [Int]
 }
 
-/// At most one engine per core, made when first needed and reused for page after page: loading
+/// At most `engines` engines (one per core unless `Jobs=` says otherwise), each made when first needed and reused for page after page: loading
 /// a language costs as much as reading a small page. A page waits for a free engine.
 final class EnginePool: Sendable {
     let languages: String
