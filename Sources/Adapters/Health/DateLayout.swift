@@ -65,8 +65,10 @@ struct DateLayout: Sendable {
         self.init(parts: parts)
     }
 
-    func parse(_ text: String) -> WallTime? {
-        var b = Array(text.utf8)[...]
+    func parse(_ text: String) -> WallTime? { parse(Array(text.utf8)[...]) }
+
+    func parse(_ text: ArraySlice<UInt8>) -> WallTime? {
+        var b = text
         while b.first == 0x20 { b.removeFirst() }
         while b.last == 0x20 { b.removeLast() }
         guard let time = parts.map({ pattern(b, $0) }) ?? iso(b) else { return nil }

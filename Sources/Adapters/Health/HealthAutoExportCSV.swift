@@ -10,7 +10,7 @@ enum HealthAutoExportCSV: HealthReader {
 
     static func detect(name: String, head: [UInt8]) -> Bool {
         var rows = CSVRows(Array(head.prefix { $0 != UInt8(ascii: "\n") }))
-        guard let header = rows.next()?.fields.map(HealthCSV.trimmed) else { return false }
+        guard let header = (try? rows.next())??.fields.map(HealthCSV.trimmed) else { return false }
         return (try? plan(header))?.columns.isEmpty == false
     }
 

@@ -4,18 +4,25 @@ import IngestCore
 /// RFC 4180 rows: fields in double quotes may hold the delimiter, line breaks and doubled
 /// quotes; rows end in LF or CRLF; a UTF-8 byte-order mark is skipped; the delimiter is `,` or
 /// `;` (spreadsheets in locales with a decimal comma write `;`), sniffed from the header line.
+/// Read a block at a time: a file of any size takes a block and its longest row.
 struct CSVRows {
-    private let bytes: [UInt8]
+    private var reader: BlockReader
     let delimiter: UInt8
-    private var position = 0
-    /// The 1-based physical line the next row starts on.
-    private(set) var line: Int
+    /// The row `next()` fills, kept so its buffers are reused from row to row.
+    private var row = CSVRow()
+    /// A quote left open would otherwise gather the rest of the file into one field.
+    static let maxRowBytes = 1 << 20
 
-    init(_ bytes: [UInt8], delimiter: UInt8? = nil) {
-        self.bytes = bytes
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
-        self.delimiter = delimiter ?? Self.sniff(bytes[position...])
-        line = 1
+    init(_ stream: any ByteStream, delimiter: UInt8? = nil) { self.init(BlockReader(stream), delimiter) }
+    init(_ bytes: [UInt8], delimiter: UInt8? = nil) { self.init(BlockReader(bytes), delimiter) }
+
+    private init(_ reader: BlockReader, _ delimiter: UInt8?) {
+        var reader = reader
+        let head = reader.head(BlockReader.blockSize)
+        let bom = head.starts(with: [0xEF, 0xBB, 0xBF])
+        if bom { reader.position += 3 }
+        self.delimiter = delimiter ?? Self.sniff(head.dropFirst(bom ? 3 : 0))
+        self.reader = reader
     }
 
     /// `;` when the first line has more semicolons than commas outside quotes, else `,`.
@@ -31,41 +38,71 @@ struct CSVRows {
         return semicolons > commas ? UInt8(ascii: ";") : UInt8(ascii: ",")
     }
 
-    /// The next row that is not blank, and the line it starts on.
-    mutating func next() -> (fields: [String], line: Int)? {
-        while position < bytes.count {
-            let start = line
-            var fields: [String] = []
-            var field: [UInt8] = []
-            var quoted = false, wasQuoted = false
-            row: while position < bytes.count {
-                let c = bytes[position]
-                position += 1
+    /// The next row that is not blank; nil at the end of the file.
+    /// - Throws: `FileReadError` when the file cannot be read on, or a row runs past `maxRowBytes`.
+    mutating func next() throws(FileReadError) -> CSVRow? {
+        while try reader.ensure(1) {
+            row.start(line: reader.line)
+            var quoted = false, wasQuoted = false, fieldStart = 0
+            row: while let c = try byte() {
                 if quoted {
                     if c == UInt8(ascii: "\"") {
-                        if position < bytes.count, bytes[position] == UInt8(ascii: "\"") { field.append(c); position += 1 } else { quoted = false }
+                        if try peek() == UInt8(ascii: "\"") { row.bytes.append(c); reader.position += 1 } else { quoted = false }
                     } else {
-                        if c == UInt8(ascii: "\n") { line += 1 }
-                        field.append(c)
+                        if c == UInt8(ascii: "\n") { reader.line += 1 }
+                        row.bytes.append(c)
                     }
                     continue
                 }
                 switch c {
-                case UInt8(ascii: "\"") where field.isEmpty && !wasQuoted: quoted = true; wasQuoted = true
-                case delimiter:
-                    fields.append(String(decoding: field, as: UTF8.self)); field.removeAll(keepingCapacity: true); wasQuoted = false
+                case UInt8(ascii: "\"") where row.bytes.count == fieldStart && !wasQuoted: quoted = true; wasQuoted = true
+                case delimiter: row.ends.append(row.bytes.count); fieldStart = row.bytes.count; wasQuoted = false
                 case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                    if c == UInt8(ascii: "\r"), position < bytes.count, bytes[position] == UInt8(ascii: "\n") { position += 1 }
-                    line += 1
+                    if c == UInt8(ascii: "\r"), try peek() == UInt8(ascii: "\n") { reader.position += 1 }
+                    reader.line += 1
                     break row
-                default: field.append(c)
+                default: row.bytes.append(c)
                 }
             }
-            if fields.isEmpty, field.isEmpty, !wasQuoted { continue }      // a blank line
-            fields.append(String(decoding: field, as: UTF8.self))
-            return (fields, start)
+            if row.ends.isEmpty, row.bytes.isEmpty, !wasQuoted { continue }      // a blank line
+            row.ends.append(row.bytes.count)
+            return row
         }
         return nil
+    }
+
+    /// The next byte, refilling the window when it is used up; nil at the end.
+    private mutating func byte() throws(FileReadError) -> UInt8? {
+        if reader.position == reader.bytes.count {
+            guard row.bytes.count <= Self.maxRowBytes else {
+                throw FileReadError("line \(row.line): a row runs past \(Self.maxRowBytes >> 20) MiB (a quote left open?)")
+            }
+            guard try reader.refill() else { return nil }
+        }
+        defer { reader.position += 1 }
+        return reader.bytes[reader.position]
+    }
+
+    private mutating func peek() throws(FileReadError) -> UInt8? {
+        try reader.ensure(1) ? reader.bytes[reader.position] : nil
+    }
+}
+
+/// One row: its fields unquoted, back to back in `bytes`, and the line it starts on.
+struct CSVRow {
+    fileprivate(set) var bytes: [UInt8] = []
+    /// Where each field ends in `bytes`.
+    fileprivate(set) var ends: [Int] = []
+    /// The 1-based physical line the row starts on.
+    fileprivate(set) var line = 1
+
+    var count: Int { ends.count }
+    subscript(field: Int) -> ArraySlice<UInt8> { bytes[(field == 0 ? 0 : ends[field - 1])..<ends[field]] }
+    func string(_ field: Int) -> String { String(decoding: self[field], as: UTF8.self) }
+    var fields: [String] { (0..<count).map(string) }
+
+    fileprivate mutating func start(line: Int) {
+        bytes.removeAll(keepingCapacity: true); ends.removeAll(keepingCapacity: true); self.line = line
     }
 }
 
@@ -102,15 +139,13 @@ enum HealthCSV {
         var rows: CSVRows
         let header: [String]
         if input.offset > 0 {
-            let firstBytes: [UInt8]
-            do { firstBytes = try FileSystem.readBytes(input.path, limit: 1 << 20) } catch { throw FileReadError(error.message) }
-            var head = CSVRows(firstBytes)
-            guard let first = head.next() else { throw FileReadError("no header line") }
+            var head = CSVRows(try FileByteStream(path: input.path))
+            guard let first = try head.next() else { throw FileReadError("no header line") }
             header = first.fields
-            rows = CSVRows(try input.bytes(), delimiter: head.delimiter)
+            rows = CSVRows(try input.stream(), delimiter: head.delimiter)
         } else {
-            rows = CSVRows(try input.bytes())
-            guard let first = rows.next() else { throw FileReadError("empty") }
+            rows = CSVRows(try input.stream())
+            guard let first = try rows.next() else { throw FileReadError("empty") }
             header = first.fields
         }
         let names = header.map(trimmed)
@@ -119,19 +154,21 @@ enum HealthCSV {
         if !ignored.isEmpty { out.note("\(format): columns not read: \(ignored.joined(separator: ", "))") }
         let whence = input.offset > 0 ? " (lines counted from byte \(input.offset), where the file grew)" : ""
         let decimalComma = rows.delimiter == UInt8(ascii: ";")
-        nextRow: while let (fields, line) = rows.next() {
-            guard fields.count == header.count else {
-                out.bad(line: line, "\(fields.count) fields where the header has \(header.count)\(whence)"); continue
+        var values: [(HealthColumn, Double)] = []
+        nextRow: while let row = try rows.next() {
+            let line = row.line
+            guard row.count == header.count else {
+                out.bad(line: line, "\(row.count) fields where the header has \(header.count)\(whence)"); continue
             }
-            guard let time = plan.dateLayout.parse(fields[plan.dateColumn]) else {
-                out.bad(line: line, "unreadable date \(fields[plan.dateColumn])\(whence)"); continue
+            guard let time = plan.dateLayout.parse(row[plan.dateColumn]) else {
+                out.bad(line: line, "unreadable date \(row.string(plan.dateColumn))\(whence)"); continue
             }
-            var values: [(HealthColumn, Double)] = []
+            values.removeAll(keepingCapacity: true)
             for (index, meaning) in plan.columns {
-                let cell = trimmed(fields[index])
+                let cell = trimmed(row[index])
                 if cell.isEmpty { continue }                  // nothing measured in that period
                 guard let value = number(cell, decimalComma: decimalComma) else {
-                    out.bad(line: line, "\(cell) in \(names[index]) is not a number\(whence)"); continue nextRow
+                    out.bad(line: line, "\(String(decoding: cell, as: UTF8.self)) in \(names[index]) is not a number\(whence)"); continue nextRow
                 }
                 values.append((meaning, value))
             }
@@ -177,16 +214,20 @@ enum HealthCSV {
     }
 
     /// A cell as a number: JSON's grammar, with a decimal comma in `;`-separated files.
-    static func number(_ cell: String, decimalComma: Bool) -> Double? {
-        var bytes = Array(cell.utf8)
-        if decimalComma { for i in bytes.indices where bytes[i] == UInt8(ascii: ",") { bytes[i] = UInt8(ascii: ".") } }
+    static func number(_ cell: ArraySlice<UInt8>, decimalComma: Bool) -> Double? {
+        guard decimalComma, cell.contains(UInt8(ascii: ",")) else { return cell.withUnsafeBufferPointer { JSONScanner.number($0) } }
+        var bytes = Array(cell)
+        for i in bytes.indices where bytes[i] == UInt8(ascii: ",") { bytes[i] = UInt8(ascii: ".") }
         return bytes.withUnsafeBufferPointer { JSONScanner.number($0) }
     }
 
-    static func trimmed(_ text: String) -> String {
-        var s = Substring(text)
-        while s.first == " " || s.first == "\t" { s.removeFirst() }
-        while s.last == " " || s.last == "\t" { s.removeLast() }
-        return String(s)
+    /// Without the spaces and tabs around it.
+    static func trimmed(_ cell: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var s = cell
+        while s.first == 0x20 || s.first == 0x09 { s.removeFirst() }
+        while s.last == 0x20 || s.last == 0x09 { s.removeLast() }
+        return s
     }
+
+    static func trimmed(_ text: String) -> String { String(decoding: trimmed(Array(text.utf8)[...]), as: UTF8.self) }
 }

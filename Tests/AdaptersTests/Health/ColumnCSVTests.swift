@@ -3,7 +3,7 @@ import Testing
 @testable import Adapters
 
 /// Column-mapped CSV: a `;` spreadsheet with decimal commas and daily rows, an ISO file with
-/// points across a DST change and in other offsets, an appended file, and the row reader itself.
+/// points across a DST change and in other offsets, and an appended file (the row reader: CSVRowsTests).
 struct ColumnCSVTests {
     static func fixture(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -80,16 +80,6 @@ struct ColumnCSVTests {
         settings.columns = ["stepz": "Steps"]
         #expect(throws: FileReadError.self) { _ = try read("daily-semicolon.csv", settings) }
         #expect(!ColumnCSV.detect(name: "steps.csv", head: Array("Date,Steps\n".utf8)), "only chosen by the config")
-    }
-
-    @Test func rowsFollowRFC4180() {
-        var rows = CSVRows(Array("\u{FEFF}a,\"b,\"\"c\"\"\",d\r\n\r\n1,\"two\nlines\",3\n\"\",,\n".utf8))
-        #expect(rows.next()! == (["a", "b,\"c\"", "d"], 1))
-        #expect(rows.next()! == (["1", "two\nlines", "3"], 3), "the blank line is skipped")
-        #expect(rows.next()! == (["", "", ""], 5))
-        #expect(rows.next() == nil)
-        #expect(CSVRows(Array("a;b,c;d\n".utf8)).delimiter == UInt8(ascii: ";"))
-        #expect(CSVRows(Array("\"a;b\",c\n".utf8)).delimiter == UInt8(ascii: ","))
     }
 
     @Test func dateLayoutsReadPatternsAndISO() throws {

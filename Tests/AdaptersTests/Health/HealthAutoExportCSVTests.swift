@@ -43,6 +43,20 @@ struct HealthAutoExportCSVTests {
         #expect(!out.samples.contains { $0.start == 1_717_315_200 })
     }
 
+    /// The file is read as a stream: one cut inside its last row keeps every sample before it.
+    @Test func aFileCutOffKeepsWhatCameBeforeTheCut() throws {
+        let whole = try read()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: HealthAutoExportJSONTests.fixture("export.csv")))
+        bytes.removeLast(8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hae-cut-\(getpid()).csv").path
+        defer { unlink(path) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let cut = HealthCollector()
+        try HealthAutoExportCSV.read(HealthInput(path: path), Self.berlin, into: cut)
+        #expect(cut.samples == Array(whole.samples.dropLast()), "the last row, 250 steps, lost its end")
+        #expect(cut.badCount == whole.badCount + 1)
+    }
+
     @Test func theExportRollsUpToHandComputedDays() throws {
         let days = DayRollup(priority: []).days(try read().samples)
         #expect(days.map(\.date) == ["2024-06-01", "2024-06-02"])

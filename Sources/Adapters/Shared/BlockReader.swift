@@ -2,7 +2,8 @@
 /// `bytes[position...]` is what is not consumed yet. Only the unconsumed tail is carried over when
 /// the window is refilled, so memory stays at a block or two however large the file.
 struct BlockReader {
-    private let stream: any ByteStream
+    /// nil for bytes already in memory (a file's head, a test's text).
+    private let stream: (any ByteStream)?
     private let block = ReadBlock()
     private(set) var bytes: [UInt8] = []
     var position = 0
@@ -15,9 +16,12 @@ struct BlockReader {
 
     init(_ stream: any ByteStream) { self.stream = stream }
 
+    /// `bytes` as the whole stream.
+    init(_ bytes: [UInt8]) { stream = nil; self.bytes = bytes; atEnd = true }
+
     /// Reads one more block onto the window; false at the end of the stream.
     mutating func refill() throws(FileReadError) -> Bool {
-        guard !atEnd else { return false }
+        guard !atEnd, let stream else { return false }
         if let failure = deferredFailure { throw failure }
         if position > 0 { bytes.removeSubrange(0..<position); position = 0 }
         let n = try stream.read(into: block.buffer)
