@@ -122,6 +122,7 @@ bench/calendar.sh
 bench/gpsd.sh
 bench/health-xml.sh
 bench/health-json.sh
+bench/health-csv.sh
 bench/location-history.sh
 bench/health-connect.sh
 bench/scans.sh

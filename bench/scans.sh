@@ -81,6 +81,37 @@ echo "agent: $PAGES PNGs $png_kb kB, one $PAGES-page PDF $pdf_kb kB; Jobs=1: $pn
 bench_row "scans: whole \`run\` of the $PAGES pages, peak RSS" \
     "PNGs $((png_kb / 1024)) MB, PDF $((pdf_kb / 1024)) MB ($cores engines); Jobs=1: $((png1_kb / 1024)) MB, $((pdf1_kb / 1024)) MB" \
     "tesseract CLI, one page, one process: $((cli_kb / 1024)) MB" "<= 64 MB" "$([ "$png_kb" -le 65536 ] && [ "$pdf_kb" -le 65536 ] && echo ok || echo MISSED)"
+a4_pages "$cores"
+}
+
+# What a scanner's usual output costs: 4 full A4 pages at 300 dpi (2480 x 3508 px, 45 lines of
+# text each), as PNGs and as one image-only PDF, with one engine per core and with Jobs=1;
+# reported beside one tesseract process reading one page.
+a4_pages() {
+    echo
+    echo "== 4 A4 pages at 300 dpi: time and peak RSS of a whole \`run --dry-run\` (fresh state)"
+    mkdir -p "$W/a4/png" "$W/a4/pdf"
+    for p in 0 1 2 3; do
+        convert -size 2480x3508 xc:white -density 300 -units PixelsPerInch -font DejaVu-Serif -pointsize 11 -fill black \
+            -annotate +200+250 "$(sed -n "$((p * 6 + 1)),$((p * 6 + 45))p" "$W"/page-*.txt | head -45)" \
+            -colorspace Gray -depth 8 "$W/a4/png/page-$p.png"
+    done
+    img2pdf -o "$W/a4/pdf/pages.pdf" "$W"/a4/png/*.png
+    local line="" kb
+    for kind in png pdf; do
+        for jobs in 0 1; do
+            mkdir -p "$W/a4/c-$kind-$jobs/adapters.d"
+            printf '[Adapter]\nType=scans\nPath=%s\nJobs=%s\n' "$W/a4/$kind" "$jobs" > "$W/a4/c-$kind-$jobs/adapters.d/scans.conf"
+            local start=$(date +%s.%N)
+            kb=$(peak_kb "$BIN" run --dry-run --config-dir "$W/a4/c-$kind-$jobs" --state-dir "$W/a4/state-$kind-$jobs")
+            local secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+            echo "$kind, $([ "$jobs" = 0 ] && echo "$1 engines" || echo "Jobs=1"): $kb kB, $secs s"
+            line+="${line:+; }$(echo "$kind" | tr a-z A-Z) $([ "$jobs" = 0 ] && echo "$1 engines" || echo "Jobs=1") $((kb / 1024)) MB $(printf '%.1f' "$secs") s"
+        done
+    done
+    kb=$(peak_kb tesseract "$W/a4/png/page-0.png" stdout)
+    bench_row "scans: 4 A4 pages (300 dpi), whole \`run --dry-run\`, peak RSS and time" "$line" \
+        "tesseract CLI, one A4 page: $((kb / 1024)) MB" "reported" "-"
 }
 
 # peak_kb CMD...: the peak RSS of one run of CMD in kB, as /usr/bin/time -v reports it.
