@@ -23,23 +23,13 @@ extension HealthReader {
 }
 
 /// What a reader reads: a file, or the part of it past `offset` when it only grew. What the
-/// reader reads through `bytes()` or `stream()` also goes to `digest`, the file's content hash.
+/// reader reads through `stream()` also goes to `digest`, the file's content hash.
 struct HealthInput: Sendable {
     /// The file's path (a database is opened by path, read-only).
     var path: String
     /// Where to start: 0, or the size already read when an append-friendly format (CSV) grew.
     var offset: Int64 = 0
     var digest: ContentHasher? = nil
-
-    /// The whole file from `offset`, for formats read at once; a file over `limit` bytes is refused
-    /// (streamed formats have no limit).
-    func bytes(limit: Int = 1 << 30) throws(FileReadError) -> [UInt8] {
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readBytes(path, from: offset, limit: limit + 1) } catch { throw FileReadError(error.message) }
-        guard bytes.count <= limit else { throw FileReadError("over \(limit >> 20) MiB; too big to read at once") }
-        bytes.withUnsafeBytes { digest?.update($0) }
-        return bytes
-    }
 
     /// The file from `offset`, in blocks.
     func stream() throws(FileReadError) -> FileByteStream {
