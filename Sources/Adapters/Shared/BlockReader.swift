@@ -2,9 +2,9 @@
 /// `bytes[position...]` is what is not consumed yet. Only the unconsumed tail is carried over when
 /// the window is refilled, so memory stays at a block or two however large the file.
 struct BlockReader {
-    /// nil for bytes already in memory (a file's head, a test's text).
+    /// nil for bytes already in memory (a file's head, a test's text), which need no block.
     private let stream: (any ByteStream)?
-    private let block = ReadBlock()
+    private let block: ReadBlock?
     private(set) var bytes: [UInt8] = []
     var position = 0
     private(set) var atEnd = false
@@ -14,14 +14,14 @@ struct BlockReader {
     var line = 1
     static let blockSize = 1 << 20
 
-    init(_ stream: any ByteStream) { self.stream = stream }
+    init(_ stream: any ByteStream) { self.stream = stream; block = ReadBlock() }
 
     /// `bytes` as the whole stream.
-    init(_ bytes: [UInt8]) { stream = nil; self.bytes = bytes; atEnd = true }
+    init(_ bytes: [UInt8]) { stream = nil; block = nil; self.bytes = bytes; atEnd = true }
 
     /// Reads one more block onto the window; false at the end of the stream.
     mutating func refill() throws(FileReadError) -> Bool {
-        guard !atEnd, let stream else { return false }
+        guard !atEnd, let stream, let block else { return false }
         if let failure = deferredFailure { throw failure }
         if position > 0 { bytes.removeSubrange(0..<position); position = 0 }
         let n = try stream.read(into: block.buffer)
