@@ -24,3 +24,17 @@ health_config() {
 . bench/row.sh
 # Rows a script's Python summary writes (bench_rows reads them at the end).
 ROWS=$W/rows.tsv
+
+# peak_kb CMD...: the peak RSS of one run of CMD in kB, as /usr/bin/time -v reports it.
+peak_kb() {
+    /usr/bin/time -v "$@" >/dev/null 2>"$W/peak.err"
+    grep 'Maximum resident' "$W/peak.err" | awk '{print $NF}'
+}
+
+# agent_peaks: the peak RSS in kB of a `run --dry-run`, then of a whole `run`, each from a fresh
+# state folder, for the config in $W/config: "DRY RUN".
+agent_peaks() {
+    local dry
+    rm -rf "$W/state"; dry=$(peak_kb "$BIN" run --dry-run --config-dir "$W/config" --state-dir "$W/state")
+    rm -rf "$W/state"; echo "$dry $(peak_kb "$BIN" run --config-dir "$W/config" --state-dir "$W/state")"
+}

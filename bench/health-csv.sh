@@ -19,13 +19,10 @@ hyperfine -N --warmup 1 --runs 3 --export-json "$OUT/health-csv.json" --prepare 
     -n "python3 csv.reader" "python3 -c 'import csv, sys; sum(1 for _ in csv.reader(open(sys.argv[1], newline=\"\")))' $W/export.csv" \
     -n "hearthloom-ingest run --dry-run" "$BIN run --dry-run --config-dir $W/config --state-dir $W/state" \
     -n "hearthloom-ingest run" "$BIN run --config-dir $W/config --state-dir $W/state" 2>&1
-rm -rf "$W/state"
-/usr/bin/time -v "$BIN" run --dry-run --config-dir "$W/config" --state-dir "$W/state" 2>"$W/dry.err" >/dev/null
-/usr/bin/time -v "$BIN" run --config-dir "$W/config" --state-dir "$W/state" 2>"$W/run.err" >/dev/null
-/usr/bin/time -v python3 -c 'import csv, sys; sum(1 for _ in csv.reader(open(sys.argv[1], newline="")))' "$W/export.csv" 2>"$W/py.err"
-kb() { grep 'Maximum resident' "$1" | awk '{print $NF}'; }
-echo "peak RSS: dry run $(kb "$W/dry.err") kB, run $(kb "$W/run.err") kB, csv.reader $(kb "$W/py.err") kB"
-python3 - "$OUT" "$W/export.csv" "$(kb "$W/dry.err")" "$(kb "$W/run.err")" "$(kb "$W/py.err")" > "$ROWS" <<'PY'
+read -r dry_kb run_kb < <(agent_peaks)
+py_kb=$(peak_kb python3 -c 'import csv, sys; sum(1 for _ in csv.reader(open(sys.argv[1], newline="")))' "$W/export.csv")
+echo "peak RSS: dry run $dry_kb kB, run $run_kb kB, csv.reader $py_kb kB"
+python3 - "$OUT" "$W/export.csv" "$dry_kb" "$run_kb" "$py_kb" > "$ROWS" <<'PY'
 import json, os, sys
 out, path, dry_kb, run_kb, py_kb = sys.argv[1:]
 r = {x["command"]: x["mean"] for x in json.load(open(f"{out}/health-csv.json"))["results"]}

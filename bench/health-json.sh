@@ -47,13 +47,10 @@ hyperfine -N --warmup 1 --runs 5 --export-json "$OUT/health-json.json" \
     -n "hearthloom-ingest run" "$BIN run --config-dir $W/config --state-dir $W/state" 2>&1
 hyperfine -N --warmup 1 --runs 3 --export-json "$OUT/health-json-python.json" \
     -n "python3 bench/hae_rollup.py" "python3 bench/hae_rollup.py $W/export.json" 2>&1
-rm -rf "$W/state"
-/usr/bin/time -v "$BIN" run --dry-run --config-dir "$W/config" --state-dir "$W/state" 2>"$W/dry.err" >/dev/null
-/usr/bin/time -v "$BIN" run --config-dir "$W/config" --state-dir "$W/state" 2>"$W/run.err" >/dev/null
-/usr/bin/time -v python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$W/export.json" 2>"$W/py.err"
-kb() { grep 'Maximum resident' "$1" | awk '{print $NF}'; }
-echo "peak RSS: dry run $(kb "$W/dry.err") kB, run $(kb "$W/run.err") kB, json.load $(kb "$W/py.err") kB"
-python3 - "$OUT" "$W/export.json" "$(kb "$W/dry.err")" "$(kb "$W/run.err")" "$(kb "$W/py.err")" > "$W/rows.tsv" <<'PY'
+read -r dry_kb run_kb < <(agent_peaks)
+py_kb=$(peak_kb python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$W/export.json")
+echo "peak RSS: dry run $dry_kb kB, run $run_kb kB, json.load $py_kb kB"
+python3 - "$OUT" "$W/export.json" "$dry_kb" "$run_kb" "$py_kb" > "$W/rows.tsv" <<'PY'
 import json, os, sys
 out, path, dry_kb, run_kb, py_kb = sys.argv[1:]
 r = {x["command"]: x["mean"] for x in json.load(open(f"{out}/health-json.json"))["results"]}

@@ -114,9 +114,4 @@ a4_pages() {
         "tesseract CLI, one A4 page: $((kb / 1024)) MB" "reported" "-"
 }
 
-# peak_kb CMD...: the peak RSS of one run of CMD in kB, as /usr/bin/time -v reports it.
-peak_kb() {
-    /usr/bin/time -v "$@" >/dev/null 2>"$W/peak.err"
-    grep 'Maximum resident' "$W/peak.err" | awk '{print $NF}'
-}
 main 2>&1 | grep -v '^ROW' | tee "$OUT/scans.txt"
