@@ -32,12 +32,15 @@ struct ProcessResult {
 final class Child {
     let pid: pid_t
     private var stdoutFD: Int32 = -1, stderrFD: Int32 = -1
+    /// The write end of the child's stdin while the test holds it open (`holdStdin`), else -1.
+    private var stdinFD: Int32 = -1
     /// Held while a child's pipes are made and marked close-on-exec, and across each spawn: a child
     /// that another test spawned in between would inherit them, and `wait()`, reading to their end,
     /// would wait for that unrelated child as well.
     private static let spawnLock = NSLock()
 
-    init(_ path: String, _ args: [String], env: [String: String] = [:], stdin: String? = nil, captureOutput: Bool = true) throws {
+    init(_ path: String, _ args: [String], env: [String: String] = [:], stdin: String? = nil, captureOutput: Bool = true,
+         holdStdin: Bool = false) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -77,16 +80,23 @@ final class Child {
         self.pid = pid
         stdoutFD = outPipe[0]; stderrFD = errPipe[0]
         if !captureOutput { close(outPipe[0]); close(errPipe[0]); stdoutFD = -1; stderrFD = -1 }
-        if let stdin {
-            let bytes = Array(stdin.utf8)
-            var off = 0
-            while off < bytes.count {
-                let n = bytes.withUnsafeBytes { write(inPipe[1], $0.baseAddress! + off, $0.count - off) }
-                if n <= 0 { break }
-                off += n
-            }
+        stdinFD = inPipe[1]
+        if holdStdin { return }
+        finishStdin(stdin ?? "")
+    }
+
+    /// Writes `text` to the child's stdin and closes it (end of file).
+    func finishStdin(_ text: String) {
+        guard stdinFD >= 0 else { return }
+        let bytes = Array(text.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(stdinFD, $0.baseAddress! + off, $0.count - off) }
+            if n <= 0 { break }
+            off += n
         }
-        close(inPipe[1])
+        close(stdinFD)
+        stdinFD = -1
     }
 
     enum ChildError: Error { case spawn(Int32) }
@@ -111,6 +121,17 @@ final class Child {
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return ProcessResult(status: code, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
+}
+
+/// Polls `condition` until it holds or `seconds` pass: the one way tests wait on what a
+/// process does (never a bare sleep); the time is a limit, not an assertion.
+func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.2)
+    }
+    return try condition()
 }
 
 /// Runs a program to its end, feeding `stdin`.

@@ -37,15 +37,6 @@ final class NotifySocket {
     }
 }
 
-func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.2)
-    }
-    return try condition()
-}
-
 /// When `adapter`'s last scan ended, from the agent's state store.
 func lastScan(_ agent: AgentSandbox, _ adapter: String) throws -> Date? {
     try StateStore(readOnlyAt: Paths(configDir: agent.config, stateDir: agent.state))?.adapterStats()[adapter]?.lastScan

@@ -1,8 +1,5 @@
 import FoundationEssentials
 import IngestCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 enum CaptureCommand {
     static let command = Command(
@@ -18,7 +15,7 @@ enum CaptureCommand {
             let texts: [String]
             let via: String
             if args.positionals.isEmpty || args.positionals == ["-"] {
-                let input = readStandardInput()
+                let input = StandardInput.readAll()
                 via = "stdin"
                 if args.flag("lines") {
                     texts = input.split(whereSeparator: \.isNewline).map { String($0) }.filter { !$0.allSatisfy(\.isWhitespace) }
@@ -38,18 +35,6 @@ enum CaptureCommand {
             }
             return .ok
         })
-
-    static func readStandardInput() -> String {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }
 
 extension String {
@@ -58,4 +43,6 @@ extension String {
         while let l = s.last, l.isWhitespace { s = s.dropLast() }
         return String(s)
     }
+
+    var trimmingWhitespace: String { String(drop(while: \.isWhitespace)).trimmingTrailingWhitespace }
 }
