@@ -21,6 +21,8 @@ APT_TEST += dconf-service dconf-gsettings-backend gsettings-desktop-schemas libg
 # the shells whose completions are checked.
 APT_TEST += gnome-keyring libsecret-1-0 libsecret-tools libglib2.0-bin groff mandoc bash-completion zsh fish
 APT_BENCH = time hyperfine libxml2-utils
+# make deb and its test: Debian's packaging tools and lintian.
+APT_TEST += dpkg-dev binutils lintian curl
 # scans: libtesseract's C API and poppler-glib (both loaded on first use), English and German
 # traineddata, and what tools/make-scan-fixtures.sh makes documents with; ocrmypdf to compare.
 APT_BUILD += libtesseract-dev libleptonica-dev libpoppler-glib-dev
@@ -32,7 +34,7 @@ USER_CONFIG := $(or $(HEARTHLOOM_CONFIG_DIR),$(XDG_CONFIG_HOME),$(HOME)/.config)
 RUN_CONFIG := $(if $(wildcard $(USER_CONFIG)/node.conf $(USER_CONFIG)/adapters.d),$(USER_CONFIG),$(CURDIR)/fixtures/demo)
 RUN_STATE := $(if $(filter $(CURDIR)/fixtures/demo,$(RUN_CONFIG)),$(CURDIR)/.build/demo-state,)
 
-.PHONY: deps build release run test sanitize bench install uninstall clean
+.PHONY: deps build release run test sanitize bench install uninstall clean deb deb-test
 
 deps:
 	@missing=$$(for p in $(APT_BUILD) $(APT_TEST) $(APT_BENCH); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -56,13 +58,13 @@ run: release
 	$(BIN) status --config-dir "$(RUN_CONFIG)" $(if $(RUN_STATE),--state-dir "$(RUN_STATE)")
 
 # Unit tests run on the debug build; the integration suite runs against the release binary,
-# built exactly as `make install` ships it (what ships is what is tested).
-# Ends with one `N passed, N failed` line (Swift Testing's count), whatever runner printed last.
+# built exactly as `make install` and `make deb` ship it (what ships is what is tested).
+# Ends with one `N passed, N failed` line (Swift Testing's counts, summed over RUN_SUITES' processes).
 test: build release
 	$(SWIFT) build --build-tests
 	python3 -m unittest discover -s tools/testnode -q
-	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build 2>&1 | tee .build/test.log
-	@$(call test_summary,.build/test.log)
+	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/$(BIN) $(RUN_SUITES) --log .build/test-logs -- \
+		$(SWIFT) test --skip-build 2>&1 | tee .build/test.log
 
 # The whole suite (unit and integration) under AddressSanitizer + UndefinedBehaviorSanitizer,
 # then the suites whose code runs on several threads (gate, watcher, live adapters, the read-ahead
@@ -75,21 +77,23 @@ UBSAN_C = -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=all
 TSAN_SUITES = GateTests|WatchTests|MPRISTests|GPSDTests|GPSDReceiverTests|GeoClueTests|CaptureTests|EmbeddedNodeTests|TrackedFilesTests|RecurrenceTests|CalendarTests|CalendarAdapterTests|PhotosTests|HealthSampleSpoolTests|HealthStreamingTests
 sanitize: deps
 	$(SWIFT) build --build-tests --scratch-path .build/asan --sanitize=address $(UBSAN_C)
-	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/asan/debug/hearthloom-ingest $(SAN_ENV) \
+	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/asan/debug/hearthloom-ingest $(SAN_ENV) $(RUN_SUITES) --log .build/asan-logs -- \
 		$(SWIFT) test --skip-build --scratch-path .build/asan --sanitize=address $(UBSAN_C) 2>&1 | tee .build/asan.log
-	@$(call test_summary,.build/asan.log)
 	@# Leaks: whole passes of the ASan binary over the demo config (the suite runs with leak checks
 	@# off, as XCTest's own runner leaks and LeakSanitizer cannot run under the strace tests).
 	rm -rf .build/lsan-state; set -e; for args in "run" "run --dry-run" "status --json" "capture leak check"; do \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 .build/asan/debug/hearthloom-ingest $$args \
 			--config-dir fixtures/demo --state-dir .build/lsan-state >/dev/null; done; echo "leak check: no leaks"
 	$(SWIFT) build --build-tests --scratch-path .build/tsan --sanitize=thread
-	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/tsan/debug/hearthloom-ingest $(SAN_ENV) \
-		$(SWIFT) test --skip-build --scratch-path .build/tsan --sanitize=thread --filter '$(TSAN_SUITES)' 2>&1 | tee .build/tsan.log
-	@$(call test_summary,.build/tsan.log)
+	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/tsan/debug/hearthloom-ingest $(SAN_ENV) $(RUN_SUITES) --log .build/tsan-logs \
+		--filter '$(TSAN_SUITES)' -- $(SWIFT) test --skip-build --scratch-path .build/tsan --sanitize=thread 2>&1 | tee .build/tsan.log
 # Any report fails the run: UBSan would otherwise only print, and a child's report must fail the test that ran it.
 SAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-test_summary = sed -nE 's/.*Test run with ([0-9]+) tests? .* passed after.*/\1 passed, 0 failed/p; s/.*Test run with ([0-9]+) tests? .* failed after .* with ([0-9]+) issues?.*/\1 run, \2 failed/p' $(1) | tail -1
+# Each integration suite, and each module's unit suites together, is one `swift test` process;
+# TEST_WORKERS of them run at once (the suites mostly wait on child processes). It ends with one
+# `N passed, N failed` line over them all.
+TEST_WORKERS ?= 3
+RUN_SUITES = python3 tools/run-suites.py --workers $(TEST_WORKERS)
 
 bench: release
 	bench/run.sh
@@ -110,6 +114,16 @@ install: release
 	for u in systemd/*.service systemd/*.timer; do \
 		sed "s|%h/.local/bin|$(PREFIX)/bin|" $$u | install -Dm644 /dev/stdin "$(DESTDIR)$(UNIT_DIR)/$$(basename $$u)"; done
 	@echo "installed; enable the timer with: systemctl --user daemon-reload && systemctl --user enable --now hearthloom-ingest.timer"
+
+# The Debian package, built with dpkg-deb from the release binary (packaging/deb/make-deb.sh);
+# `apt install ./.build/deb/hearthloom-ingest_*.deb` installs it.
+deb: release
+	bash packaging/deb/make-deb.sh $(BIN) .build/deb
+
+# Installs that package on this machine with apt-get, checks it (lintian, units, doctor, a run to
+# the test node) and removes it again: for CI's throwaway machine, or where changing /usr is fine.
+deb-test: deb
+	bash packaging/deb/test-deb.sh .build/deb/hearthloom-ingest_$$($(BIN) --version | cut -d' ' -f2)_$$(dpkg --print-architecture).deb
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/hearthloom-ingest" $(addprefix "$(DESTDIR)$(UNIT_DIR)/",hearthloom-ingest.service hearthloom-ingest.timer hearthloom-ingest-watch.service)

@@ -50,5 +50,5 @@ public struct DeviceIdentity: Sendable {
 }
 
 public enum AgentVersion {
-    public static let string = "0.1.0"
+    public static let string = "0.2.0"
 }

@@ -45,9 +45,9 @@ enum PairCommand {
         }
         let link: String
         switch args.positionals.first {
-        case "-":
+        case "-" where !StandardInput.isTerminal:
             link = StandardInput.readAll().trimmingWhitespace
-        case nil:
+        case "-", nil:
             guard StandardInput.isTerminal, let typed = StandardInput.readLineWithoutEcho(prompt: "Pairing link (not shown): ") else {
                 throw AgentError(.usage, "no pairing link: give `pair -` with the link on stdin, or --url URL --token-file FILE")
             }
