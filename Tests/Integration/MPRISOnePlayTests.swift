@@ -46,6 +46,34 @@ struct MPRISOnePlayTests {
         #expect(world.stopWatch().result.status == 0)
     }
 
+    @Test func aSecondPlayerCountingAfterARestartJoinsThePlayUnderItsKey() throws {
+        let world = try MPRISWorld()
+        let first = try TestPlayer(on: world.bus, name: "musicbox", identity: "Music Box")
+        let second = try TestPlayer(on: world.bus, name: "browser.instance_7", identity: "Browser")
+        try world.startWatch(following: [first, second])
+        for player in [first, second] { try player.send(["cmd": "rate", "rate": 20]) }
+        try first.load("Shared Song", length: 100, trackID: "/box/1")
+        try first.waitForPosition(10)
+        try second.load("Shared Song", length: 100, trackID: "/browser/9")
+        try second.waitForPosition(10)
+        try second.send(["cmd": "pause"])                                     // 10 s of 100: not counted
+        try first.waitForStatus("Stopped")                                     // played to its end: counted, then ended
+        #expect(try eventually(10) { try world.timeline(first)?["status"] == "Stopped" && world.timeline(second)?["status"] == "Paused" })
+        #expect(world.stopWatch().result.status == 0)
+        let kept = try world.anchor().keys.filter { $0.hasPrefix("play/") }
+        #expect(kept.count == 1, "the merged play stays while the second player can still join it: \(kept)")
+        // Restarted, the second player plays on and counts: the same play, not a second one.
+        try world.startWatch(following: [first, second])
+        try second.send(["cmd": "play"])
+        #expect(try eventually(15) { try world.timeline(second)?["play"]?["counted"] == true })
+        for player in [first, second] { try player.send(["cmd": "quit"]) }
+        try world.waitUntilEverythingIsSent()
+        let plays = try #require(try world.plays()["Shared Song"])
+        #expect(plays.count == 1, "\(plays)")
+        #expect(plays.first?["player"] == "Music Box" && (99...101).contains(plays.first?.playedSeconds ?? -1), "\(plays)")
+        #expect(world.stopWatch().result.status == 0)
+    }
+
     /// The phone's Spotify as KDE Connect shows it, and a desktop player beside it.
     func phoneAndDesktop(config: String) throws -> (MPRISWorld, phone: TestPlayer, desktop: TestPlayer) {
         let world = try MPRISWorld(config: config)
