@@ -240,9 +240,10 @@ final class MPRISWorld {
         return try store.anchor(for: "music").entries
     }
 
-    /// A tagged Ogg file of a sine tone, made by ffmpeg in the bus's folder.
+    /// A tagged Ogg file of a sine tone, made by ffmpeg in the bus's folder. Its name is nothing
+    /// like the title: before mpv has read the tags it shows the file name as the title.
     func tone(title: String, artist: String, album: String, seconds: Int) throws -> String {
-        let path = bus.dir + "/\(title.filter(\.isLetter)).ogg"
+        let path = bus.dir + "/tone-\(UUID().uuidString.prefix(8)).ogg"
         let made = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)",
                                                       "-metadata", "title=\(title)", "-metadata", "artist=\(artist)", "-metadata", "album=\(album)", path])
         try #require(made.status == 0, "ffmpeg: \(made.stderr)")
