@@ -35,6 +35,12 @@ struct ConfigKeyTests {
         #expect(s[Self.mode] == "csv")
     }
 
+    @Test func anEmptyValueClearsARepeatedKeysListSoFar() throws {
+        #expect(try section("Tag=\n")[Self.tags] == [], "the default list cleared")
+        #expect(try section("Tag=\nTag=c\n")[Self.tags] == ["c"])
+        #expect(try section("Tag=one\nTag=\nTag=two\n")[Self.tags] == ["two"], "values before the empty one are dropped too")
+    }
+
     @Test func usageLinesShowTheOneDefault() {
         #expect(Self.count.usageLine == "Count=<integer>  how many (default 5000)")
         #expect(Self.wait.usageLine == "Wait=<duration>  how long (default 4min)")

@@ -211,15 +211,10 @@ struct MPRISTests {
 
     @Test func mpvWithMprisPluginAgreesWithPlayerctl() throws {
         let world = try MPRISWorld()
-        let audio = world.bus.dir + "/tagged.ogg"
-        let made = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=120",
-                                                      "-metadata", "title=Harbour Lights", "-metadata", "artist=The Sines", "-metadata", "album=Test Tones",
-                                                      audio])
-        try #require(made.status == 0, "ffmpeg: \(made.stderr)")
+        let audio = try world.tone(title: "Harbour Lights", artist: "The Sines", album: "Test Tones", seconds: 120)
         try world.startWatch()
         // 120 s at 20×: counts at 60 s (3 s of wall time), ends at 6 s; mpv then quits.
-        let mpv = try Child("/usr/bin/mpv", ["--no-config", "--script=/usr/lib/mpv-mpris/mpris.so", "--no-video", "--ao=null", "--speed=20",
-                                             "--no-terminal", audio], env: world.bus.env, captureOutput: false)
+        let mpv = try world.mpv(audio, speed: 20)
         // playerctl, an independent reader, once mpv has loaded the file.
         var seen = ProcessResult(status: -1, stdout: "", stderr: "")
         #expect(try eventually(10) {

@@ -226,10 +226,42 @@ final class MPRISWorld {
 
     /// The agent's books for one player (`status`, `position`, `observedAt`, `track`, `play`) as
     /// its state store holds them; nil when it keeps none.
-    func timeline(_ player: TestPlayer) throws -> JSONValue? {
-        guard let store = try StateStore(readOnlyAt: Paths(configDir: agent.config, stateDir: agent.state)),
-              let data = try store.anchor(for: "music")["player/" + player.name] else { return nil }
+    func timeline(_ player: TestPlayer) throws -> JSONValue? { try timeline(named: player.name) }
+
+    /// The same by bus name without `org.mpris.MediaPlayer2.` (`mpv.instance4242`).
+    func timeline(named name: String) throws -> JSONValue? {
+        guard let data = try anchor()["player/" + name] else { return nil }
         return JSONValue.parse(Array(data))
+    }
+
+    /// The `music` instance's anchor entries: `player/<name>` timelines and `play/<key>` merged plays.
+    func anchor() throws -> [String: Data] {
+        guard let store = try StateStore(readOnlyAt: Paths(configDir: agent.config, stateDir: agent.state)) else { return [:] }
+        return try store.anchor(for: "music").entries
+    }
+
+    /// A tagged Ogg file of a sine tone, made by ffmpeg in the bus's folder. Its name is nothing
+    /// like the title: before mpv has read the tags it shows the file name as the title.
+    func tone(title: String, artist: String, album: String, seconds: Int) throws -> String {
+        let path = bus.dir + "/tone-\(UUID().uuidString.prefix(8)).ogg"
+        let made = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)",
+                                                      "-metadata", "title=\(title)", "-metadata", "artist=\(artist)", "-metadata", "album=\(album)", path])
+        try #require(made.status == 0, "ffmpeg: \(made.stderr)")
+        return path
+    }
+
+    /// mpv with mpv-mpris on the private bus, playing `file` once at `speed` with no sound card.
+    /// The first mpv owns `org.mpris.MediaPlayer2.mpv`; others get `mpv.instance<pid>`.
+    func mpv(_ file: String, speed: Double) throws -> Child {
+        try Child("/usr/bin/mpv", ["--no-config", "--script=/usr/lib/mpv-mpris/mpris.so", "--no-video", "--ao=null", "--speed=\(speed)",
+                                   "--no-terminal", file], env: bus.env, captureOutput: false)
+    }
+
+    /// Waits until the agent keeps no books on any player or merged play (every player left and
+    /// its last plays were committed), then until the outbox is empty (they reached the node).
+    func waitUntilEverythingIsSent(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(try eventually(15) { try anchor().isEmpty }, "the agent still keeps \((try? anchor().keys.sorted()) ?? [])", sourceLocation: sourceLocation)
+        try #require(try eventually(15) { try agent.outboxCount("media") == 0 }, "plays left in the outbox", sourceLocation: sourceLocation)
     }
 
     /// The plays at the node, by title (several plays of one title in start order).

@@ -14,13 +14,15 @@ public struct MPRISAdapter: LiveAdapter {
     enum Key {
         static let player = ConfigKey("Player", repeated: .string, "only players whose bus name or Identity matches this glob")
         static let ignorePlayer = ConfigKey("IgnorePlayer", repeated: .string, "leave out players whose bus name or Identity matches this glob")
+        static let ignorePlayers = ConfigKey("IgnorePlayers", repeated: .string, default: ["*.playerctld", "*.kdeconnect.*"],
+                                             "leave out players whose whole bus name matches this glob: those that show other players' plays; IgnorePlayers= alone clears the list")
         static let minPlayedPercent = ConfigKey("MinPlayedPercent", .integer, default: "50",
                                                 "a play counts once this share of the track was played (1–100)")
         static let minPlayedTime = ConfigKey("MinPlayedTime", .duration, default: "4min", "…or once this much was played, whichever comes first")
         static let minTrackLength = ConfigKey("MinTrackLength", .duration, default: "30s", "shorter tracks never count")
     }
     public static let configKeys: [any ConfigKeyProtocol] = [
-        Key.player, Key.ignorePlayer, Key.minPlayedPercent, Key.minPlayedTime, Key.minTrackLength,
+        Key.player, Key.ignorePlayer, Key.ignorePlayers, Key.minPlayedPercent, Key.minPlayedTime, Key.minTrackLength,
     ]
     public static let sampleConfig = String(decoding: PackageResources.mpris_conf, as: UTF8.self)
 
@@ -28,14 +30,13 @@ public struct MPRISAdapter: LiveAdapter {
     let filter: PlayerFilter
     /// The instance name, for log lines.
     let label: String
-    /// The bus name a running `watch` owns for this instance.
 
     public init(config: AdapterConfig) throws(ConfigError) {
         let section = config.section
         let percent = try section.value(Key.minPlayedPercent, where: { (1...100).contains($0) }, else: { "expected 1 to 100, found \($0)" })
         let minPlayed = try section.value(Key.minPlayedTime, where: { $0 > 0 }, else: { _ in "must be more than 0" })
         rules = PlayRules(minPlayedFraction: Double(percent) / 100, minPlayedTime: minPlayed, minTrackLength: section[Key.minTrackLength])
-        filter = PlayerFilter(allow: section[Key.player], deny: section[Key.ignorePlayer])
+        filter = PlayerFilter(allow: section[Key.player], deny: section[Key.ignorePlayer], denyBusNames: section[Key.ignorePlayers])
         label = config.name
     }
 

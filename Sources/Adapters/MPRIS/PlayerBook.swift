@@ -1,23 +1,27 @@
 import FoundationEssentials
 import IngestCore
 
-/// Every player's timeline, loaded from and saved to the anchor (one `player/<name>` entry per
-/// player), with the items and anchor changes not yet committed. `scan` and `follow` share it.
+/// Every player's timeline and the merged plays (`PlayLedger`), loaded from and saved to the
+/// anchor (one `player/<name>` entry per player, one `play/<key>` per merged play), with the
+/// items and anchor changes not yet committed. `scan` and `follow` share it.
 struct PlayerBook {
     let rules: PlayRules
     let filter: PlayerFilter
     /// By full bus name.
     private(set) var timelines: [String: PlayerTimeline] = [:]
+    private var ledger = PlayLedger()
     private var pending = PendingCommit()
 
     static let entryPrefix = "player/"
 
-    /// Loads the timelines the anchor holds; an entry that does not decode (an older layout) is dropped.
+    /// Loads what the anchor holds; an entry that does not decode (an older layout) is dropped.
     init(anchor: Anchor, rules: PlayRules, filter: PlayerFilter) {
         self.rules = rules; self.filter = filter
         for (key, data) in anchor.entries {
             if key.hasPrefix(PlayerBook.entryPrefix), let timeline = try? JSONDecoder().decode(PlayerTimeline.self, from: data) {
                 timelines[BusConnection.playerPrefix + timeline.player] = timeline
+            } else if key.hasPrefix(PlayLedger.entryPrefix), let play = try? JSONDecoder().decode(MergedPlay.self, from: data) {
+                ledger.load(play)
             } else {
                 pending.drop(key)
             }
@@ -47,7 +51,7 @@ struct PlayerBook {
         guard let snapshot = try BusConnection.unlessGone({ () throws(BusError) in try bus.snapshot(of: name) }),
               let owner = try BusConnection.unlessGone({ () throws(BusError) in try bus.owner(of: name) }) else { return nil }
         guard filter.allows(busName: name, identity: snapshot.identity) else {
-            Log.debug("mpris: \(name) (\(snapshot.identity)) is filtered out by Player=/IgnorePlayer=")
+            Log.debug("mpris: \(name) (\(snapshot.identity)) is filtered out by Player=/IgnorePlayer=/IgnorePlayers= (playerctld always is)")
             forget(name)
             return nil
         }
@@ -56,19 +60,30 @@ struct PlayerBook {
         return owner
     }
 
-    /// Changes one player's timeline; the plays it reports become items, the timeline an anchor update.
+    /// Changes one player's timeline; the plays it reports are merged with other players' plays
+    /// of the same listen and become items, the timeline and the merged plays anchor updates.
     mutating func update(_ name: String, _ change: (inout PlayerTimeline, PlayRules) -> [Play]) {
         guard var timeline = timelines[name] else { return }
         let sends = change(&timeline, rules)
         timelines[name] = timeline
-        pending.send(sends.map { PlayItem.make($0, player: timeline.player, identity: timeline.identity) })
+        for play in sends {
+            let merged = ledger.merge(play, of: timeline, among: timelines.values)
+            pending.replace(PlayItem.make(merged))
+            pending.keep(PlayLedger.entryPrefix + merged.key, merged)
+        }
         save(timeline)
+        prune()
     }
 
     /// Drops a player's timeline (it left the bus, or the filter excludes it).
     mutating func forget(_ name: String) {
         guard let timeline = timelines.removeValue(forKey: name) else { return }
         pending.drop(PlayerBook.entryPrefix + timeline.player)
+        prune()
+    }
+
+    private mutating func prune() {
+        for key in ledger.prune(among: timelines.values) { pending.drop(PlayLedger.entryPrefix + key) }
     }
 
     /// Queues every timeline as it is now: what `follow` hands over when it stops.

@@ -43,6 +43,11 @@ struct Track: Codable, Sendable, Equatable {
         trackID == other.trackID && title == other.title && artists == other.artists && album == other.album
     }
 
+    /// The same track shown by another player: trackids are each player's own, so they are left out.
+    func hasSameTags(as other: Track) -> Bool {
+        title == other.title && artists == other.artists && album == other.album
+    }
+
     /// A non-empty string field, trimmed and capped; anything else is nil.
     private static func text(_ value: BusValue?) -> String? {
         guard let raw = value?.text else { return nil }

@@ -16,6 +16,12 @@ struct PendingCommit: Sendable {
 
     mutating func send(_ new: [Item]) { items += new }
 
+    /// Queues `item` in place of one of the same key not yet committed: only its latest state goes.
+    mutating func replace(_ item: Item) {
+        items.removeAll { $0.key == item.key }
+        items.append(item)
+    }
+
     mutating func keep(_ key: String, _ value: some Encodable) {
         guard let data = try? JSONEncoder().encode(value) else { return }
         anchor.removals.remove(key)

@@ -48,13 +48,17 @@ public struct ConfigKey<Value: Sendable>: ConfigKeyProtocol {
         }
     }
 
-    /// A key that may be given any number of times; its value lists them in file order.
+    /// A key that may be given any number of times; its value lists them in file order. As in
+    /// systemd, an empty value empties the list so far, the default included: `Key=` alone
+    /// clears a default list, and values after it start a new one.
     public init<Element>(_ name: String, repeated kind: ConfigKind<Element>, default texts: [String] = [], _ summary: String)
     where Value == [Element] {
         let defaultValue = texts.map { ConfigKey.parseDefault($0, name: name, kind: kind) }
         self.init(name: name, summary: summary, repeated: true, defaultValue: defaultValue,
                   defaultText: texts.isEmpty ? nil : texts.joined(separator: ", "), kind: kind) { texts, file in
-            texts.isEmpty ? defaultValue : texts.compactMap { kind.parse($0, file) }
+            guard !texts.isEmpty else { return defaultValue }
+            let sinceCleared = texts.lastIndex(of: "").map { texts[($0 + 1)...] } ?? texts[...]
+            return sinceCleared.compactMap { kind.parse($0, file) }
         }
     }
 
@@ -62,7 +66,7 @@ public struct ConfigKey<Value: Sendable>: ConfigKeyProtocol {
                           kind: ConfigKind<Element>, read: @escaping @Sendable (_ texts: [String], _ file: String) -> Value) {
         self.name = name; self.summary = summary; self.repeated = repeated
         self.defaultValue = defaultValue; self.defaultText = defaultText; self.kindName = kind.name
-        self.refuse = { text, file in kind.parse(text, file) == nil ? kind.refusal(text) : nil }
+        self.refuse = { text, file in (repeated && text.isEmpty) || kind.parse(text, file) != nil ? nil : kind.refusal(text) }
         self.read = read
     }
 

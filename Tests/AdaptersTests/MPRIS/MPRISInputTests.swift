@@ -37,25 +37,27 @@ struct MPRISInputTests {
         #expect(track?.artists.allSatisfy { $0.count == Track.maxTextLength } == true)
     }
 
-    @Test func theKeyComesFromPlayerTrackAndStartOnly() {
-        let play = Play(track: Track(title: "Song", artists: ["Ann"], album: "LP", length: 300), startedAt: 1_790_000_000.7,
-                        played: 150.4, counted: true, lastPlayingAt: 1_790_000_160)
-        let a = PlayItem.make(play, player: "mpv", identity: "mpv Media Player")
+    @Test func theKeyComesFromTheTagsAndTheKeyStartOnly() {
+        let play = MergedPlay(track: Track(title: "Song", artists: ["Ann"], album: "LP", length: 300, trackID: "/t/1"), keyStart: 1_790_000_000.7,
+                              startedAt: 1_790_000_000.7, endedAt: 1_790_000_160, played: 150.4, player: "mpv Media Player", members: ["mpv": 1_790_000_000.7])
+        let a = PlayItem.make(play)
         var later = play
-        later.played = 300; later.lastPlayingAt = 1_790_000_310
-        let b = PlayItem.make(later, player: "mpv", identity: "mpv Media Player")
-        #expect(a.key == b.key && a.version != b.version, "the final figures update the same item")
+        later.played = 300; later.endedAt = 1_790_000_310; later.startedAt -= 3; later.members["vlc"] = later.startedAt
+        let b = PlayItem.make(later)
+        #expect(a.key == b.key && a.version != b.version, "the final figures, and a second player's, update the same item")
+        var otherPlayer = play
+        otherPlayer.player = "VLC"; otherPlayer.members = ["vlc": play.keyStart]; otherPlayer.track.trackID = "/vlc/7"
+        #expect(PlayItem.make(otherPlayer).key == a.key, "which player showed it is not part of the key")
         var repeatPlay = play
-        repeatPlay.startedAt += 300
-        #expect(PlayItem.make(repeatPlay, player: "mpv", identity: "mpv Media Player").key != a.key)
-        #expect(PlayItem.make(play, player: "vlc", identity: "VLC").key != a.key)
+        repeatPlay.keyStart += 300
+        #expect(PlayItem.make(repeatPlay).key != a.key)
         #expect(a.endpoint == .media)
         #expect(a.fields["started_at"] == "2026-09-21T14:13:20Z")
         #expect(a.fields["ended_at"] == "2026-09-21T14:16:00Z")
         #expect(a.fields["played_s"] == 150 && a.fields["length_s"] == 300)
         #expect(a.fields["title"] == "Song" && a.fields["artist"] == "Ann" && a.fields["album"] == "LP" && a.fields["player"] == "mpv Media Player")
         #expect(Set(a.fields.keys) == ["started_at", "ended_at", "played_s", "title", "artist", "album", "length_s", "player"])
-        let bare = PlayItem.make(Play(track: Track(title: "T"), startedAt: 0, played: 240, counted: true, lastPlayingAt: 240), player: "x", identity: "X")
+        let bare = PlayItem.make(MergedPlay(track: Track(title: "T"), keyStart: 0, startedAt: 0, endedAt: 240, played: 240, player: "X", members: ["x": 0]))
         #expect(Set(bare.fields.keys) == ["started_at", "ended_at", "played_s", "title", "player"], "missing artist, album, length are left out")
     }
 
@@ -70,6 +72,22 @@ struct MPRISInputTests {
         #expect(onlyMusic.allows(busName: "org.mpris.MediaPlayer2.spotify", identity: "Spotify"))
         #expect(onlyMusic.allows(busName: "org.mpris.MediaPlayer2.mpv", identity: "mpv Media Player"), "by Identity")
         #expect(!onlyMusic.allows(busName: "org.mpris.MediaPlayer2.vlc", identity: "VLC media player"))
+    }
+
+    @Test func relaysAreLeftOutByTheirWholeBusNameAndPlayerctldAlways() {
+        let defaults = PlayerFilter(denyBusNames: ["*.playerctld", "*.kdeconnect.*"])
+        #expect(!defaults.allows(busName: "org.mpris.MediaPlayer2.kdeconnect.mpris_000001", identity: "Spotify"), "the phone's Spotify")
+        #expect(!defaults.allows(busName: "org.mpris.MediaPlayer2.playerctld", identity: "mpv"), "playerctld shows the active player's Identity")
+        #expect(defaults.allows(busName: "org.mpris.MediaPlayer2.mpv.instance4242", identity: "mpv"))
+        #expect(defaults.allows(busName: "org.mpris.MediaPlayer2.kdeconnectish", identity: "K"))
+        let cleared = PlayerFilter()
+        #expect(cleared.allows(busName: "org.mpris.MediaPlayer2.kdeconnect.mpris_000001", identity: "Spotify"))
+        #expect(!cleared.allows(busName: "org.mpris.MediaPlayer2.playerctld", identity: "mpv"), "playerctld only mirrors: never counted")
+        #expect(!PlayerFilter(allow: ["playerctld", "mpv"]).allows(busName: "org.mpris.MediaPlayer2.playerctld", identity: "mpv"))
+        let both = PlayerFilter(allow: ["*"], deny: ["firefox"], denyBusNames: ["org.mpris.MediaPlayer2.chromium.*"])
+        #expect(!both.allows(busName: "org.mpris.MediaPlayer2.firefox.instance_1_84", identity: "Mozilla Firefox"))
+        #expect(!both.allows(busName: "org.mpris.MediaPlayer2.chromium.instance99", identity: "Chromium"))
+        #expect(both.allows(busName: "org.mpris.MediaPlayer2.spotify", identity: "Spotify"))
     }
 }
 
@@ -88,10 +106,12 @@ struct MPRISConfigTests {
 
     @Test func keysBecomeRules() throws {
         let defaults = try load("[Adapter]\nType=mpris\n")
-        #expect(defaults.rules == PlayRules() && defaults.filter == PlayerFilter())
-        let custom = try load("[Adapter]\nType=mpris\nMinPlayedPercent=80\nMinPlayedTime=2min\nMinTrackLength=1min\nPlayer=spotify\nIgnorePlayer=firefox*\nIgnorePlayer=chromium*\n")
+        #expect(defaults.rules == PlayRules() && defaults.filter == PlayerFilter(denyBusNames: ["*.playerctld", "*.kdeconnect.*"]))
+        let custom = try load("[Adapter]\nType=mpris\nMinPlayedPercent=80\nMinPlayedTime=2min\nMinTrackLength=1min\nPlayer=spotify\nIgnorePlayer=firefox*\nIgnorePlayer=chromium*\nIgnorePlayers=*.relay\n")
         #expect(custom.rules == PlayRules(minPlayedFraction: 0.8, minPlayedTime: 120, minTrackLength: 60))
-        #expect(custom.filter == PlayerFilter(allow: ["spotify"], deny: ["firefox*", "chromium*"]))
+        #expect(custom.filter == PlayerFilter(allow: ["spotify"], deny: ["firefox*", "chromium*"], denyBusNames: ["*.relay"]))
+        #expect(try load("[Adapter]\nType=mpris\nIgnorePlayers=\n").filter == PlayerFilter(), "an empty value clears the default")
+        #expect(try load("[Adapter]\nType=mpris\nIgnorePlayers=\nIgnorePlayers=*.playerctld\n").filter == PlayerFilter(denyBusNames: ["*.playerctld"]))
     }
 
     @Test func badValuesNameTheKey() {

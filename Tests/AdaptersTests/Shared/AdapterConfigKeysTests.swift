@@ -43,6 +43,7 @@ struct AdapterConfigKeysTests {
         #expect(gpsd.settings.detector.minStay == 300 && gpsd.settings.detector.maxGap == 900 && gpsd.settings.keepFixes == 30 * 86_400)
         let mpris = try MPRISAdapter(config: config("Type=mpris\n"))
         #expect(mpris.rules.minPlayedFraction == 0.5 && mpris.rules.minPlayedTime == 240 && mpris.rules.minTrackLength == 30)
+        #expect(mpris.filter == PlayerFilter(denyBusNames: ["*.playerctld", "*.kdeconnect.*"]))
         let enabled = try config("Type=photos\nPath=/p\n")
         #expect(enabled.enabled)
     }
