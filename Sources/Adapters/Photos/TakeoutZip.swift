@@ -45,6 +45,8 @@ enum TakeoutZip {
                 let item = PhotoItem.make(metadata, fileName: photo.name, size: Int64(photo.size))
                 if let item { ledger.queue(item) } else { withoutGPS += 1 }
                 after.records[folder + photo.name] = FolderAnchor.Record(stamp: stamp, sidecar: "", key: item?.key)
+                // Items may go ahead of the zip's entry: should the run stop, the zip is read again.
+                try await ledger.commitIfFull()
             }
         }
         for warning in warnings { await sink.warn(warning) }
