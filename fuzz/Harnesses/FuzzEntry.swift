@@ -14,6 +14,7 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "png": PNGHarness.run,
     "webp": WebPHarness.run,
     "xmp": XMPHarness.run,
+    "takeout-sidecar": TakeoutSidecarHarness.run,
     "health-xml": StartTagHarness.run,
     "json-scanner": JSONScannerHarness.run,
     "hae-json": HealthAutoExportJSONHarness.run,

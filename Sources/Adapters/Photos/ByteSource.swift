@@ -28,23 +28,36 @@ extension ByteSource {
 /// Metadata a little deeper (a GPS IFD after a camera's maker note) is read with the rest of
 /// the first `nearStart` bytes in one more `pread`, kept for the reads after it.
 struct FileBytes: ByteSource {
-    let file: BoundedFile
+    /// Nil for a file known only by its first bytes (a zip entry's, ``TakeoutZip``).
+    let file: BoundedFile?
     /// The first `min(headSize, file.size)` bytes.
     let head: [UInt8]
     private let nearStart: Range<Int>
     let name = "the file"
-    var count: Int { file.size }
+    let count: Int
 
     init(file: BoundedFile, headSize: Int, nearStart: Int) throws(PhotoReadError) {
         self.file = file
+        self.count = file.size
         self.head = try file.read(at: 0, count: min(headSize, file.size))
         self.nearStart = head.count ..< max(head.count, min(nearStart, file.size))
+    }
+
+    /// A file of `size` bytes of which only `head` can be read.
+    init(head: [UInt8], size: Int) {
+        file = nil
+        self.head = head
+        count = max(size, head.count)
+        nearStart = head.count..<head.count
     }
 
     func bytes(at offset: Int, count: Int) throws(PhotoReadError) -> ArraySlice<UInt8> {
         try checkRange(offset, count)
         if offset + count <= head.count {
             return head[offset..<(offset + count)]
+        }
+        guard let file else {
+            throw PhotoReadError("metadata at offset \(offset.hex) lies beyond the first \(head.count >> 10) KiB read from the archive")
         }
         return try file.read(at: offset, count: count, keeping: nearStart)
     }

@@ -26,7 +26,18 @@ public enum PhotoGeotagReader {
         let file = try BoundedFile(path: path, in: folder, statedSize: statedSize)
         guard file.size > 0 else { throw PhotoReadError("file is empty") }
         let bytes = try FileBytes(file: file, headSize: headSize, nearStart: nearStartSize)
-        let format = isSidecar(path) ? .xmp : try sniff(bytes.head)
+        let (metadata, format) = try read(bytes, sidecar: isSidecar(path))
+        return (metadata, format, file.bytesRead)
+    }
+
+    /// A photo of `size` bytes known by its first bytes only (a zip entry's head).
+    static func read(head: [UInt8], size: Int) throws(PhotoReadError) -> PhotoMetadata {
+        guard !head.isEmpty else { throw PhotoReadError("file is empty") }
+        return try read(FileBytes(head: head, size: size), sidecar: false).0
+    }
+
+    private static func read(_ bytes: FileBytes, sidecar: Bool) throws(PhotoReadError) -> (PhotoMetadata, PhotoFormat) {
+        let format = sidecar ? .xmp : try sniff(bytes.head)
         let blocks: MetadataBlocks
         switch format {
         case .jpeg: blocks = try JPEGReader.blocks(in: bytes)
@@ -36,7 +47,7 @@ public enum PhotoGeotagReader {
         case .tiff: blocks = MetadataBlocks(exif: bytes)
         case .xmp: blocks = MetadataBlocks(xmp: try sidecarPacket(in: bytes))
         }
-        return (try blocks.metadata(), format, file.bytesRead)
+        return (try blocks.metadata(), format)
     }
 
     /// Combines a photo's own metadata with its sidecar's.

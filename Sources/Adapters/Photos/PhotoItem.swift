@@ -25,23 +25,30 @@ enum PhotoItem {
         return Item(endpoint: .photos, key: key(m), sortedFields: fields, unversioned: unversioned)
     }
 
-    /// `taken_at`: local time with its offset, else the GPS time in UTC, else a local time whose
-    /// zone is truly unknown, which is said so (`time_floating`, node-api.md).
-    private static func takenAt(_ m: PhotoMetadata) -> (text: String, floating: Bool)? {
+    /// `taken_at`: local time with its recorded offset, else with the offset its UTC time implies
+    /// (``CaptureOffset``), else the UTC time itself, else a local time whose zone is truly
+    /// unknown, which is said so (`time_floating`, node-api.md).
+    static func takenAt(_ m: PhotoMetadata) -> (text: String, floating: Bool)? {
         if let dto = m.dateTimeOriginal, let offset = m.offset { return (stamp(dto, subSecond: m.subSecond, suffix: offset), false) }
-        if let gps = m.gpsTimestampUTC { return (stamp(gps, subSecond: nil, suffix: "Z"), false) }
+        let utc = m.gpsTimestampUTC ?? m.takenUTC
+        if let dto = m.dateTimeOriginal, let utc, let offset = CaptureOffset.inferred(local: dto, utc: utc) {
+            return (stamp(dto, subSecond: m.subSecond, suffix: CivilCalendar.offsetText(offset)), false)
+        }
+        if let utc { return (stamp(utc, subSecond: nil, suffix: "Z"), false) }
         if let dto = m.dateTimeOriginal { return (stamp(dto, subSecond: m.subSecond), true) }
         return nil
     }
 
     /// From the photo's own identity, never its path: ImageUniqueID where the camera wrote one,
-    /// else capture time + sub-second + offset + camera + serial + position.
+    /// else capture time + sub-second + offset + camera + serial + position. The offset is the one
+    /// recorded, never an inferred one, so a photo whose time gains an offset keeps its key.
     static func key(_ m: PhotoMetadata) -> String {
         // Built as bytes, `|` between the parts.
         var identity: [UInt8] = []
         identity.reserveCapacity(128)
         if let dto = m.dateTimeOriginal { dto.write(into: &identity) }
         else if let gps = m.gpsTimestampUTC { identity.append(contentsOf: "gps ".utf8); gps.write(into: &identity) }
+        else if let utc = m.takenUTC { identity.append(contentsOf: "utc ".utf8); utc.write(into: &identity) }
         let time = identity
         if let uid = m.imageUniqueID, uid.utf8.contains(where: { $0 != UInt8(ascii: "0") && $0 != UInt8(ascii: " ") }) {
             identity = Array("uid|\(uid)|".utf8) + time

@@ -22,6 +22,9 @@ public struct PhotoMetadata: Sendable, Equatable {
     public var offset: String?
     /// GPS fix time in UTC, from GPSDateStamp + GPSTimeStamp (or XMP GPSTimeStamp).
     public var gpsTimestampUTC: LocalDateTime?
+    /// The capture instant in UTC from a source that gives no wall time: a Takeout sidecar's
+    /// `photoTakenTime`. Stands in for the GPS time where the file has none.
+    public var takenUTC: LocalDateTime?
     public var make: String?
     public var model: String?
     public var imageUniqueID: String?
@@ -75,6 +78,7 @@ public struct PhotoMetadata: Sendable, Equatable {
         merged.subSecond = subSecond ?? other.subSecond
         merged.offset = offset ?? other.offset
         merged.gpsTimestampUTC = gpsTimestampUTC ?? other.gpsTimestampUTC
+        merged.takenUTC = takenUTC ?? other.takenUTC
         merged.make = make ?? other.make
         merged.model = model ?? other.model
         merged.imageUniqueID = imageUniqueID ?? other.imageUniqueID

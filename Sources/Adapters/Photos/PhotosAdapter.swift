@@ -11,7 +11,7 @@ import Glibc
 /// moved, renamed or copied photo is the same item.
 public struct PhotosAdapter: DeviceAdapter {
     public static let type = "photos"
-    public static let summary = "geotags (place, time, camera) of JPEG, HEIC/AVIF, PNG, TIFF/DNG/raw, WebP photos and .xmp sidecars"
+    public static let summary = "geotags (place, time, camera) of JPEG, HEIC/AVIF, PNG, TIFF/DNG/raw, WebP photos, .xmp sidecars and Google Photos Takeout (folder or zip)"
     enum Key {
         static let path = ConfigKey("Path", repeated: .path, "a folder to scan recursively")
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
@@ -50,7 +50,7 @@ public struct PhotosAdapter: DeviceAdapter {
 
         for root in roots {
             guard FileSystem.isDirectory(root) else { await sink.warn("\(root): not a folder; skipped"); continue }
-            var walker = FolderWalker(root: root, excludes: excludes, accepts: { PhotosAdapter.isPhoto($0) || PhotoFolder.isSidecar($0) })
+            var walker = FolderWalker(root: root, excludes: excludes, accepts: { PhotosAdapter.isPhoto($0) || PhotoFolder.isSidecar($0) || TakeoutZip.isZip($0) })
             // Changed folders are read while the next ones are listed and the older ones recorded,
             // so the cores do not wait on the walk or the queue.
             var reading: [Reading] = []
@@ -59,7 +59,11 @@ public struct PhotosAdapter: DeviceAdapter {
                 guard visited.insert(listing.path).inserted else { continue }
                 examined += listing.photos.count
                 await sink.progress(examined: examined, total: nil)
-                let sidecars = listing.photos.map { PhotosAdapter.sidecar(of: $0.name, in: listing) }
+                for zip in listing.zips {
+                    visited.insert(listing.path + "/" + zip.name)
+                    withoutGPS += try await TakeoutZip.scan(listing.path + "/" + zip.name, stamp: zip.stamp, into: &ledger, sink: sink)
+                }
+                let sidecars = listing.photos.map { listing.sidecars(of: $0.name) }
                 let digest = FolderAnchor.digest(of: listing, sidecars: sidecars.map { $0?.stamp ?? "" })
                 if let old = ledger.stored[listing.path], FolderAnchor.matches(old, digest: digest) { continue }   // unchanged: nothing opened
                 reading.append(Reading(listing, sidecars: sidecars, digest: digest, stored: ledger.stored[listing.path]))
@@ -85,15 +89,15 @@ public struct PhotosAdapter: DeviceAdapter {
         let path: String
         let before: FolderAnchor
         var after: FolderAnchor
-        let toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)]
+        let toRead: [(entry: FolderWalker.Entry, sidecar: Sidecars?)]
         let outcomes: Task<[Outcome], Never>
 
-        init(_ listing: PhotoFolder, sidecars: [(name: String, stamp: String)?], digest: String, stored: Data?) {
+        init(_ listing: PhotoFolder, sidecars: [Sidecars?], digest: String, stored: Data?) {
             path = listing.path
             before = stored.flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
             after = FolderAnchor(digest: digest)
             after.records.reserveCapacity(listing.photos.count)
-            var toRead: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)] = []
+            var toRead: [(entry: FolderWalker.Entry, sidecar: Sidecars?)] = []
             for (entry, sidecar) in zip(listing.photos, sidecars) {
                 if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? "") {
                     after.records[entry.name] = old
@@ -135,14 +139,14 @@ public struct PhotosAdapter: DeviceAdapter {
 
     /// Reads the photos of one folder on every core: each read is a few `pread`s and a parse,
     /// independent of the others; the results come back in the order given.
-    static func read(_ photos: [(entry: FolderWalker.Entry, sidecar: (name: String, stamp: String)?)], in folder: String) async -> [Outcome] {
+    static func read(_ photos: [(entry: FolderWalker.Entry, sidecar: Sidecars?)], in folder: String) async -> [Outcome] {
         // A few slices per core, so one that is slow (a cold disk, a big sidecar) does not leave the others idle.
         let slices = max(1, min(4 * ProcessInfo.processInfo.activeProcessorCount, photos.count / 16))
         let sliceSize = (photos.count + slices - 1) / slices
         let opened = OpenFolder(folder)
         return await withTaskGroup(of: (Int, [Outcome]).self) { group in
             for start in stride(from: 0, to: photos.count, by: max(sliceSize, 1)) {
-                let slice = (start: start, names: photos[start..<min(start + sliceSize, photos.count)].map { ($0.entry.name, $0.entry.stamp.size, $0.sidecar?.name) })
+                let slice = (start: start, names: photos[start..<min(start + sliceSize, photos.count)].map { ($0.entry.name, $0.entry.stamp.size, $0.sidecar) })
                 group.addTask { (slice.start, slice.names.map { readOne(folder: folder, opened, name: $0.0, size: $0.1, sidecar: $0.2) }) }
             }
             var out = [Outcome](repeating: Outcome(), count: photos.count)
@@ -152,7 +156,7 @@ public struct PhotosAdapter: DeviceAdapter {
     }
 
     /// - Parameter opened: `folder`, open, so its photos are opened by name; nil opens them by path.
-    static func readOne(folder: String, _ opened: OpenFolder?, name: String, size: Int64, sidecar: String?) -> Outcome {
+    static func readOne(folder: String, _ opened: OpenFolder?, name: String, size: Int64, sidecar: Sidecars?) -> Outcome {
         var outcome = Outcome()
         let path = folder + "/" + name
         func read(_ name: String, statedSize: Int? = nil) throws(PhotoReadError) -> PhotoMetadata {
@@ -160,9 +164,14 @@ public struct PhotosAdapter: DeviceAdapter {
         }
         do {
             var meta = try read(name, statedSize: Int(size))
-            if let sidecar {
-                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(sidecar)) }
-                catch { outcome.warnings.append("\(folder)/\(sidecar): \(error.reason); the photo's own metadata is used") }
+            if let xmp = sidecar?.xmp {
+                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(xmp)) }
+                catch { outcome.warnings.append("\(folder)/\(xmp): \(error.reason); the photo's own metadata is used") }
+            }
+            if let json = sidecar?.takeout {
+                let path = opened == nil ? folder + "/" + json : json
+                do { meta = TakeoutSidecarReader.filling(meta, from: try TakeoutSidecarReader.metadata(path: path, in: opened)) }
+                catch { outcome.warnings.append("\(folder)/\(json): \(error.reason); the photo's own metadata is used") }
             }
             outcome.item = PhotoItem.make(meta, fileName: name, size: size)
             outcome.withoutGPS = outcome.item == nil
@@ -184,13 +193,4 @@ public struct PhotosAdapter: DeviceAdapter {
         return photoExtensionBytes.contains(ext)
     }
     private static let photoExtensionBytes = Set(photoExtensions.map { Array($0.utf8.reversed()) })
-
-    /// `IMG_1.jpg.xmp` (darktable, digiKam) or `IMG_1.xmp` (Lightroom), from the folder's listing: no extra syscall.
-    static func sidecar(of name: String, in listing: PhotoFolder) -> (name: String, stamp: String)? {
-        guard !listing.sidecars.isEmpty else { return nil }
-        var candidates = [name + ".xmp", name + ".XMP"]
-        if let dot = name.lastIndex(of: ".") { candidates += [String(name[..<dot]) + ".xmp", String(name[..<dot]) + ".XMP"] }
-        for candidate in candidates { if let stamp = listing.sidecars[candidate] { return (candidate, stamp) } }
-        return nil
-    }
 }
