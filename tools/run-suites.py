@@ -5,7 +5,7 @@ Swift Testing runs a process's tests on the cooperative pool, one thread per cor
 integration suites spend most of their time blocked on child processes (a node, gpsd, players),
 so one process leaves the cores idle while unit tests wait for a free thread. Here every
 integration suite is a job of its own and the unit suites of each other target one job
-together; workers take the longest jobs first (tools/suite-seconds.txt, measured alone), so the
+together; workers take the longest jobs first (tools/suite-seconds.txt, as the last measured run took them), so the
 queue empties evenly. Prints each job's log as it ends, then one line `N passed, N failed`;
 exits 1 if any job failed or ended without a closing line.
 
