@@ -16,7 +16,7 @@ enum Output {
                 "dead_lettered": .int(Int64(report.deadLettered)),
                 "parked": .object(Dictionary(uniqueKeysWithValues: report.parked.map { ($0.key.rawValue, JSONValue.string($0.value)) })),
                 "locked_elsewhere": .bool(report.lockedElsewhere),
-                "exit_code": .int(Int64(report.exitCode)),
+                "exit_code": .int(Int64(report.exitCode.rawValue)),
             ]
             out["stop"] = report.stop.map { .string(describe($0)) } ?? .null
             Terminal.writeStdout(String(decoding: JSONValue.object(out).encoded, as: UTF8.self) + "\n")

@@ -68,7 +68,6 @@ struct VisitDetector {
     }
 
     var isVisitOpen: Bool { open != nil }
-    var lastFix: Fix? { pending.last ?? trip?.last }
 
     init(settings: Settings, resumingTripFrom start: Fix? = nil) {
         self.settings = settings

@@ -61,12 +61,12 @@ public struct DrainReport: Sendable {
 
     /// DESIGN.md: 4 when the node is unreachable or refused (everything kept), else 1 when items
     /// were dead-lettered, else 0.
-    public var exitCode: Int32 {
+    public var exitCode: ExitCode {
         if let stop {
-            if case .deferredUntil = stop { return deadLettered > 0 ? 1 : 0 }
-            return 4
+            if case .deferredUntil = stop { return deadLettered > 0 ? .someFailed : .ok }
+            return .node
         }
-        if !parked.isEmpty { return 4 }
-        return deadLettered > 0 ? 1 : 0
+        if !parked.isEmpty { return .node }
+        return deadLettered > 0 ? .someFailed : .ok
     }
 }

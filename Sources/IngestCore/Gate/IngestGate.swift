@@ -219,7 +219,7 @@ public actor IngestGate {
         switch cause {
         case .unauthorized:
             report.stop = .unauthorized
-            Log.error("\(transport.name) refused the device token (401); everything stays queued. Pair again: hearthloom-ingest pair 'hearthloom://pair?…'")
+            Log.error("\(transport.name) refused the device token (401); everything stays queued. Pair again: `hearthloom-ingest pair` and paste a fresh link")
         case .busy(let retryAfter):
             let until = Date().addingTimeInterval(retryAfter)
             try? store.setMeta(IngestGate.retryNotBeforeKey, String(until.timeIntervalSince1970))

@@ -96,7 +96,7 @@ extension Agent {
             if case .keyring = source {
                 checks.append(.fail("token", error.message, fix: error.code == .node
                     ? "unlock your login keyring (log in to the desktop, or `gnome-keyring-daemon --unlock`), then run doctor again"
-                    : "pair again so the token is written to the keyring: hearthloom-ingest pair 'hearthloom://pair?url=…&pat=…'"))
+                    : "pair again so the token is written to the keyring: `hearthloom-ingest pair` and paste the link"))
             }
             return nil
         }
@@ -106,7 +106,7 @@ extension Agent {
         let mode: mode_t
         do throws(FileSystemError) { mode = try FileSystem.mode(file) } catch {
             if !required, error.errno == ENOENT { return .ok(what, "none; captures use the device token") }
-            return .fail(what, "\(file): \(error.message)", fix: "pair again: hearthloom-ingest pair 'hearthloom://pair?url=…&pat=…'")
+            return .fail(what, "\(file): \(error.message)", fix: "pair again: `hearthloom-ingest pair` and paste the link")
         }
         let octal = String(mode, radix: 8)
         guard mode & 0o077 == 0 else {
@@ -119,7 +119,7 @@ extension Agent {
     private func nodeCheck(_ node: NodeConfig, _ credentials: Credentials?) -> DoctorCheck {
         guard let url = node.url else {
             return .warn("node", "not paired: items go to the embedded local node (\(paths.localNodeDatabase))",
-                         fix: "pair with your node: hearthloom-ingest pair 'hearthloom://pair?url=…&pat=…'")
+                         fix: "pair with your node: `hearthloom-ingest pair` and paste its pairing link (not echoed)")
         }
         guard let credentials else { return .warn("node", "\(url) not asked: no usable token", fix: "fix the token first (see above)") }
         let client: NodeClient
@@ -134,7 +134,7 @@ extension Agent {
         } catch {
             let refused = error.message.contains("refused the token") || error.message.contains("lacks the ingest scope")
             return .fail("node", error.message, fix: refused
-                ? "pair again with a fresh link from the node's dashboard: hearthloom-ingest pair 'hearthloom://pair?…'"
+                ? "pair again with a fresh link from the node's dashboard: `hearthloom-ingest pair` and paste it"
                 : "check that the node is up and that URL= in \(node.file) is right; everything queued is kept meanwhile")
         }
     }

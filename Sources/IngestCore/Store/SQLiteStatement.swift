@@ -21,10 +21,6 @@ public struct SQLiteStatement: ~Copyable {
         try check(sqlite3_bind_text(stmt, index, text, -1, csqlite_transient()))
     }
 
-    public func bindNull(_ index: Int32) throws(SQLiteError) {
-        try check(sqlite3_bind_null(stmt, index))
-    }
-
     /// Runs the statement once with `blobs` bound in place: each names a parameter and its bytes'
     /// range in `bytes`, which SQLite reads without a copy (and forgets after the step).
     /// Returns the number of rows changed.

@@ -44,7 +44,7 @@ enum RunCommand {
         let (results, report) = await agent.scanAndSend(selected, store: session.store, gate: session.gate, policy: session.policy)
         Output.printPass(results: results, report: report, node: await session.gate.nodeName, json: json)
         let scanFailed = results.contains { $0.error != nil }
-        return report.exitCode == 0 && scanFailed ? .someFailed : ExitCode(rawValue: report.exitCode) ?? .someFailed
+        return report.exitCode == .ok && scanFailed ? .someFailed : report.exitCode
     }
 }
 
@@ -59,6 +59,6 @@ enum DrainCommand {
             let session = try agent.session()
             let report = await session.gate.drain(session.policy)
             Output.printPass(results: [], report: report, node: await session.gate.nodeName, json: args.flag("json"))
-            return ExitCode(rawValue: report.exitCode) ?? .someFailed
+            return report.exitCode
         })
 }
