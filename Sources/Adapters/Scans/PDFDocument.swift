@@ -30,6 +30,28 @@ final class PDFDocument: Sendable {
         cpoppler_load() != 0 ? .ok("poppler-glib", "loads") : .fail("poppler-glib", libraryMissing, fix: "sudo apt install libpoppler-glib8")
     }
 
+    /// The images page `index` draws: how many, and the largest's share of the page (0–1), id and
+    /// area in square points. Reads the page's content, decodes no image.
+    func images(ofPage index: Int) -> PageImages {
+        handle.withLock { doc in
+            var share = 0.0, id: Int32 = -1, area = 0.0
+            let count = cpoppler_page_images(doc, Int32(index), &share, &id, &area)
+            return PageImages(count: Int(count), largestShare: share, largestID: Int(id), largestArea: area)
+        }
+    }
+
+    /// Image `id` of page `index` decoded once, at its own resolution, in grey; nil when poppler
+    /// cannot, or it is over `maxPixels`. Its resolution follows from the `area` it covers.
+    func image(_ id: Int, ofPage index: Int, area: Double, maxPixels: Int) -> GrayBitmap? {
+        handle.withLock { doc in
+            var width: Int32 = 0, height: Int32 = 0
+            guard let pixels = cpoppler_page_image_gray(doc, Int32(index), Int32(id), maxPixels, &width, &height) else { return nil }
+            let inches = area / (72 * 72)
+            let dpi = inches > 0 ? Int((Double(width) * Double(height) / inches).squareRoot().rounded()) : ScanRecognizer.renderDPI
+            return GrayBitmap(taking: pixels, width: Int(width), height: Int(height), dpi: min(max(dpi, 70), 2400))
+        }
+    }
+
     /// Page `index`'s own text, nil when it has none (a scanned page: an image and nothing else).
     func text(ofPage index: Int) -> String? {
         let text: String? = handle.withLock { doc in
@@ -48,6 +70,15 @@ final class PDFDocument: Sendable {
             guard let pixels = cpoppler_page_render_gray(doc, Int32(index), Double(dpi), maxPixels, &width, &height) else { return nil }
             return GrayBitmap(taking: pixels, width: Int(width), height: Int(height), dpi: dpi)
         }
+    }
+
+    /// What `images(ofPage:)` finds.
+    struct PageImages {
+        var count: Int, largestShare: Double, largestID: Int, largestArea: Double
+        /// A scan as img2pdf, a scanner or ocrmypdf writes it: one image, the whole page.
+        var isOneFullPageImage: Bool { count == 1 && largestShare >= 0.9 }
+        /// Whether an image covers most of the page, so that the page is a scan whatever text it carries.
+        var coverMostOfThePage: Bool { largestShare > 0.5 }
     }
 
     /// The Info dictionary's CreationDate: seconds since the epoch and its own UTC offset.
