@@ -11,7 +11,7 @@ import Glibc
 /// again, and (``TrackedFiles/adoptsCopies``) a moved, renamed or copied file takes over the
 /// item its bytes already gave instead of being recognized again. A PDF page's own text is used
 /// where it is the page (``TextLayer``); other pages are turned upright and deskewed
-/// (``PageStraightener``) and recognized by Tesseract, on every core (`Jobs=` engines at most).
+/// (``OrientationDetector``) and recognized by Tesseract, on every core (`Jobs=` engines at most).
 public struct ScansAdapter: DeviceAdapter {
     public static let type = "scans"
     public static let summary = "recognized text (Tesseract OCR) of scanned PNG, JPEG, TIFF and PDF documents, pages turned upright and deskewed first; a PDF page's own text via poppler when it holds the page"
@@ -60,7 +60,7 @@ public struct ScansAdapter: DeviceAdapter {
     public func doctorChecks() async -> [DoctorCheck] {
         DoctorCheck.paths(watchedPaths)
             + [.ok("Languages=\(languages)", "installed in \(TesseractLanguages.folder)")]
-            + (straightens ? [PageStraightener.orientationCheck] : [])
+            + (straightens ? [OrientationDetector.dataCheck] : [])
             + [TesseractEngine.libraryCheck, PDFDocument.libraryCheck]
     }
 
