@@ -26,7 +26,7 @@ APT_TEST += dpkg-dev binutils lintian curl
 # scans: libtesseract's C API and poppler-glib (both loaded on first use), English and German
 # traineddata, and what tools/make-scan-fixtures.sh makes documents with; ocrmypdf to compare.
 APT_BUILD += libtesseract-dev libleptonica-dev libpoppler-glib-dev
-APT_TEST += tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu img2pdf fonts-dejavu-core
+APT_TEST += tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-osd img2pdf fonts-dejavu-core
 APT_BENCH += ocrmypdf
 
 # The user's config when there is one, else the repo's demo config (fixtures/demo).

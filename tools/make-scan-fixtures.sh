@@ -3,8 +3,10 @@
 # receipts, a letter, a rotated and noisy photo of a page, a phone photo stored sideways (EXIF
 # Orientation), a 2-page TIFF (.tif and .tiff), German text for Languages=deu+eng, an image-only
 # PDF (img2pdf), a PDF with a text layer (text-pdf.py), a 20-page image-only PDF, an A4 image-only
-# PDF page (read in bands), a corrupt PNG
-# and a .txt that must be ignored. Each document's text is
+# PDF page (one scanned image) and the same image framed on an A4 page (read in bands), a page
+# turned by 90° (PNG), 180° (TIFF) and 270° (PDF) and one skewed by 3° (PNG), none with an
+# orientation of its own, a scanned page with a stamp line as its text layer, a corrupt PNG and a
+# .txt that must be ignored. Each document's text is
 # also written to text/<name>.txt. Images are small (a few hundred pixels high) so OCR stays quick,
 # but for the A4 page, which is mostly white.
 #
@@ -122,6 +124,51 @@ for n in $(seq 1 8); do args+=(-annotate "+240+$((n * 422 + 12))" "Section $n of
 convert -size 2480x3508 xc:white -font DejaVu-Sans -pointsize 48 -fill black "${args[@]}" \
     -colorspace Gray -depth 8 -density 300 -units PixelsPerInch pages/tall-a4.png
 img2pdf -o docs/tall-a4.pdf pages/tall-a4.png
+# The same scan framed by 2 cm of margin on an A4 page: an image over most of the page, but not
+# the whole page, so the page is rendered (in bands) rather than its image decoded.
+img2pdf --pagesize A4 --border 2cm:2cm -o docs/tall-a4-framed.pdf pages/tall-a4.png
+
+# A page as people put it on the glass or in the feeder: turned a quarter, half or three quarters
+# (a scanner writes no orientation: a TIFF's Orientation is 1, a PNG's and img2pdf's PDF have none),
+# or a few degrees crooked. Fourteen lines: enough text for Tesseract's orientation detection to be sure.
+cat > text/upright.txt <<'T'
+Notice of annual general meeting
+The members of the allotment society are invited
+to the annual general meeting on Saturday morning
+in the village hall next to the old school building.
+The committee will report on the water supply,
+the new greenhouse and the shared tool shed.
+Members who want to propose a change to the rules
+should send it to the secretary two weeks before.
+Tea and cake will be served after the meeting.
+Please bring your membership card and a pen.
+Children are welcome in the garden during the talks.
+The plot rents for next year stay the same as before.
+Volunteers for the spring cleanup are still needed.
+Thank you for keeping the gardens beautiful.
+T
+render pages/upright.png text/upright.txt 10
+convert pages/upright.png -rotate 90 docs/turned-90.png
+convert pages/upright.png -rotate 180 -compress lzw docs/turned-180.tiff
+convert pages/upright.png -rotate 270 -define png:color-type=0 -define png:bit-depth=8 pages/turned-270.png
+img2pdf -o docs/turned-270.pdf pages/turned-270.png
+convert pages/upright.png -background white -rotate 3 docs/skewed-3.png
+
+# A scanned page with its stamp as a text layer: the scan shows CONFIDENTIAL COPY at its top, and
+# the text layer holds that line and a scan number the image does not show (fewer than 50
+# characters, so the page is recognized; the line OCR reads as well is kept once).
+cat > text/watermarked.txt <<'T'
+CONFIDENTIAL COPY
+Tenancy agreement for the flat on Mill Lane
+The rent of 640 pounds is due on the first
+of every month by standing order.
+The deposit is held by the deposit scheme.
+Signed by both parties in March.
+T
+printf 'CONFIDENTIAL COPY\nScan 0042\n' > text/watermark-layer.txt
+render pages/watermarked.png text/watermarked.txt
+convert pages/watermarked.png -define png:color-type=0 -define png:bit-depth=8 pages/watermarked.png
+python3 "$here/text-pdf.py" docs/watermarked.pdf "D:20240301100000Z" --over pages/watermarked.png text/watermark-layer.txt
 
 # A PNG signature and header, then garbage: no decoder can read it.
 { printf '\x89PNG\r\n\x1a\n'; head -c 600 /dev/urandom; } > docs/corrupt.png

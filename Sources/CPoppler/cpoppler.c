@@ -1,6 +1,7 @@
 #include "cpoppler.h"
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 // The few GLib, poppler-glib and cairo declarations used, by their stable C ABI, so that
 // building needs no GLib include paths (SwiftPM C targets get no pkg-config flags).
@@ -10,7 +11,10 @@ typedef struct _GDateTime GDateTime;
 typedef struct _PopplerPage PopplerPage;
 typedef struct _cairo cairo_t;
 typedef struct _cairo_surface cairo_surface_t;
-enum { CAIRO_STATUS_SUCCESS = 0, CAIRO_FORMAT_RGB24 = 1 };
+typedef struct _GList { void *data; struct _GList *next, *prev; } GList;
+typedef struct { double x1, y1, x2, y2; } PopplerRectangle;
+typedef struct { PopplerRectangle area; int image_id; } PopplerImageMapping;
+enum { CAIRO_STATUS_SUCCESS = 0, CAIRO_FORMAT_ARGB32 = 0, CAIRO_FORMAT_RGB24 = 1, CAIRO_FORMAT_A8 = 2, CAIRO_FORMAT_A1 = 3 };
 
 static struct {
     int ok;
@@ -43,6 +47,12 @@ static struct {
     void (*restore)(cairo_t *);
     void (*set_source_rgb)(cairo_t *, double, double, double);
     void (*paint)(cairo_t *);
+    GList *(*page_image_mapping)(PopplerPage *);
+    void (*free_image_mapping)(GList *);
+    cairo_surface_t *(*page_image)(PopplerPage *, int);
+    int (*image_surface_width)(cairo_surface_t *);
+    int (*image_surface_height)(cairo_surface_t *);
+    int (*image_surface_format)(cairo_surface_t *);
 } api;
 
 #define LOAD(field, name) (*(void **)&api.field = dlsym(h, name), api.field != NULL)
@@ -63,7 +73,10 @@ static void cpoppler_load_once(void) {
         && LOAD(surface_flush, "cairo_surface_flush") && LOAD(surface_destroy, "cairo_surface_destroy")
         && LOAD(create, "cairo_create") && LOAD(destroy, "cairo_destroy") && LOAD(scale, "cairo_scale")
         && LOAD(translate, "cairo_translate") && LOAD(save, "cairo_save") && LOAD(restore, "cairo_restore")
-        && LOAD(set_source_rgb, "cairo_set_source_rgb") && LOAD(paint, "cairo_paint");
+        && LOAD(set_source_rgb, "cairo_set_source_rgb") && LOAD(paint, "cairo_paint")
+        && LOAD(page_image_mapping, "poppler_page_get_image_mapping") && LOAD(free_image_mapping, "poppler_page_free_image_mapping")
+        && LOAD(page_image, "poppler_page_get_image") && LOAD(image_surface_width, "cairo_image_surface_get_width")
+        && LOAD(image_surface_height, "cairo_image_surface_get_height") && LOAD(image_surface_format, "cairo_image_surface_get_format");
 }
 
 int cpoppler_load(void) {
@@ -99,6 +112,64 @@ char *cpoppler_page_text(cpoppler_document *doc, int index) {
     char *copy = strdup(text);
     api.g_free(text);
     return copy;
+}
+
+int cpoppler_page_images(cpoppler_document *doc, int index, double *largest_share, int *largest_id, double *largest_area) {
+    *largest_share = 0; *largest_id = -1; *largest_area = 0;
+    PopplerPage *page = api.document_page(doc, index);
+    if (!page) return 0;
+    double w_pt = 0, h_pt = 0;
+    api.page_size(page, &w_pt, &h_pt);
+    // Listing the images runs the page's content without decoding any of them (poppler decodes
+    // only the images a caller asks for).
+    GList *mapping = api.page_image_mapping(page);
+    int count = 0;
+    for (GList *item = mapping; item; item = item->next, count++) {
+        const PopplerImageMapping *image = item->data;
+        double area = fabs(image->area.x2 - image->area.x1) * fabs(image->area.y2 - image->area.y1);
+        double share = w_pt > 0 && h_pt > 0 ? area / (w_pt * h_pt) : 0;
+        if (share > *largest_share) { *largest_share = share > 1 ? 1 : share; *largest_id = image->image_id; *largest_area = area; }
+    }
+    api.free_image_mapping(mapping);
+    api.object_unref(page);
+    return count;
+}
+
+// The luma of one pixel of a cairo image surface, composited on white paper.
+static unsigned char surface_gray(const unsigned char *row, long x, int format) {
+    switch (format) {
+    case CAIRO_FORMAT_A8: return (unsigned char)(255 - row[x]);
+    case CAIRO_FORMAT_A1: return ((((const uint32_t *)row)[x >> 5] >> (x & 31)) & 1) ? 0 : 255;
+    default: {
+        uint32_t p = ((const uint32_t *)row)[x];      // 0xAARRGGBB in native order, premultiplied
+        unsigned luma = (((p >> 16) & 0xFF) * 77 + ((p >> 8) & 0xFF) * 150 + (p & 0xFF) * 29) >> 8;
+        unsigned alpha = format == CAIRO_FORMAT_ARGB32 ? p >> 24 : 255;
+        unsigned gray = luma + (255 - alpha);
+        return (unsigned char)(gray > 255 ? 255 : gray);
+    }
+    }
+}
+
+unsigned char *cpoppler_page_image_gray(cpoppler_document *doc, int index, int image_id, long max_pixels, int *width, int *height) {
+    PopplerPage *page = api.document_page(doc, index);
+    if (!page) return NULL;
+    cairo_surface_t *surface = api.page_image(page, image_id);
+    api.object_unref(page);
+    if (!surface) return NULL;
+    unsigned char *gray = NULL;
+    long w = api.image_surface_width(surface), h = api.image_surface_height(surface);
+    int format = api.image_surface_format(surface);
+    if (api.surface_status(surface) == CAIRO_STATUS_SUCCESS && w > 0 && h > 0 && w * h <= max_pixels
+        && format >= CAIRO_FORMAT_ARGB32 && format <= CAIRO_FORMAT_A1 && (gray = malloc((size_t)(w * h)))) {
+        api.surface_flush(surface);
+        const unsigned char *data = api.image_surface_data(surface);
+        int stride = api.image_surface_stride(surface);
+        for (long y = 0; y < h; y++)
+            for (long x = 0; x < w; x++) gray[y * w + x] = surface_gray(data + y * stride, x, format);
+        *width = (int)w; *height = (int)h;
+    }
+    api.surface_destroy(surface);
+    return gray;
 }
 
 // A band of the page is rendered at a time, into a surface of at most this many bytes: a full

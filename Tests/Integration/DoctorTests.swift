@@ -140,8 +140,24 @@ struct DoctorTests {
         #expect(missing.finding.contains("qqq.traineddata not installed in /usr/share/tesseract-ocr/5/tessdata; install tesseract-ocr-qqq"), "\(missing)")
         #expect(doctor.check("adapter paper: Path=\(folder)")?.finding == "folder exists")
         #expect(doctor.check("adapter paper: Languages=deu+eng")?.status == "ok")
+        #expect(doctor.check("adapter paper: orientation data")?.finding == "osd.traineddata installed in /usr/share/tesseract-ocr/5/tessdata")
         #expect(doctor.check("adapter paper: libtesseract")?.finding.hasPrefix("Tesseract 5.") == true)
         #expect(doctor.check("adapter paper: poppler-glib")?.finding == "loads")
+    }
+
+    @Test func scansWarnsWhenOrientationDataIsMissing_withThePackage() throws {
+        let agent = try AgentSandbox()
+        let tessdata = agent.root + "/tessdata"
+        try FileManager.default.createDirectory(atPath: tessdata, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: tessdata + "/eng.traineddata", withDestinationPath: "/usr/share/tesseract-ocr/5/tessdata/eng.traineddata")
+        try agent.write("adapters.d/paper.conf", "[Adapter]\nType=scans\nPath=\(agent.root)\n")
+        try agent.write("adapters.d/flat.conf", "[Adapter]\nType=scans\nPath=\(agent.root)\nStraighten=no\n")
+        let doctor = try DoctorRun(agent, env: ["TESSDATA_PREFIX": tessdata])
+        #expect(doctor.status == 0, "a warning: pages are still read, as they lie")
+        let check = try #require(doctor.check("adapter paper: orientation data"))
+        #expect(check.status == "warn" && check.finding.hasPrefix("osd.traineddata not installed in \(tessdata)"), "\(check)")
+        #expect(check.fix == "sudo apt install tesseract-ocr-osd")
+        #expect(doctor.check("adapter flat: orientation data") == nil, "Straighten=no needs no orientation data")
     }
 
     @Test func locationHistoryChecksItsPaths() throws {

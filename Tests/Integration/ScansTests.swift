@@ -137,16 +137,63 @@ struct ScansTests {
         #expect(share >= 0.9, "\(Int(share * 100)) % of tesseract's words")
     }
 
-    /// The page is rendered a band of rows at a time; each line of it straddles two bands.
-    @Test func anA4PageReadByOneEngineHasEveryLineWholeAndInOrder() throws {
+    /// An A4 scan as img2pdf writes it is its image, decoded once; framed by margins on the page,
+    /// the page is rendered a band of rows at a time, and each line of it straddles two bands.
+    @Test func anA4PageReadByOneEngineHasEveryLineWholeAndInOrder_asOneImageAndRenderedInBands() throws {
         let node = try TestNode()
-        let (agent, _) = try sandbox(node, ["tall-a4.pdf"], settings: "Jobs=1\n")
+        let (agent, _) = try sandbox(node, ["tall-a4.pdf", "tall-a4-framed.pdf"], settings: "Jobs=1\n")
         let r = try agent.run(["run"])
         #expect(r.status == 0, "\(r.stderr)")
-        let item = try #require(try stored(node)["tall-a4.pdf"]?["item"])
-        let lines = (item["text"]?.stringValue ?? "").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        #expect(lines == (1...8).map { "Section \($0) of the tall page ends here" })
-        #expect(item["pages"] == 1 && item["lang"] == "eng")
+        for name in ["tall-a4.pdf", "tall-a4-framed.pdf"] {
+            let item = try #require(try stored(node)[name]?["item"])
+            let lines = (item["text"]?.stringValue ?? "").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            #expect(lines == (1...8).map { "Section \($0) of the tall page ends here" }, "\(name)")
+            #expect(item["pages"] == 1 && item["lang"] == "eng")
+        }
+    }
+
+    static let turned = ["turned-90.png", "turned-180.tiff", "turned-270.pdf", "skewed-3.png"]
+
+    /// Scanned a quarter, half or three quarters turned, or crooked, with no orientation of its own.
+    @Test func aPageTurnedOrSkewedIsReadWithTheWordsOfTheUprightPage() throws {
+        let node = try TestNode()
+        let (agent, _) = try sandbox(node, Self.turned)
+        let r = try agent.run(["run"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let items = try stored(node)
+        #expect(Set(items.keys) == Set(Self.turned))
+        let upright = try tesseractReading(scanFixtures + "/pages/upright.png")
+        for name in Self.turned {
+            let text = items[name]?["item"]?["text"]?.stringValue ?? ""
+            let share = wordShare(of: upright, in: text)
+            #expect(share >= 0.9, "\(name): \(Int(share * 100)) % of tesseract's words on the upright page in \(text)")
+            #expect(text.hasPrefix("Notice of annual general meeting"), "\(name): read top to bottom")
+        }
+    }
+
+    @Test func straightenNoReadsAPageAsItLies() throws {
+        let node = try TestNode()
+        let (agent, _) = try sandbox(node, ["turned-180.tiff"], settings: "Straighten=no\n")
+        #expect(try agent.run(["run"]).status == 0)
+        let text = try stored(node)["turned-180.tiff"]?["item"]?["text"]?.stringValue ?? ""
+        #expect(wordShare(of: try tesseractReading(scanFixtures + "/pages/upright.png"), in: text) < 0.5, "read upside down: \(text)")
+    }
+
+    /// A scan whose text layer is only a stamp: the page is recognized, and the stamp's lines are
+    /// kept once (the line the scan shows too is not doubled).
+    @Test func aScanWithAStampAsItsTextLayerIsRecognized_andTheStampKeptOnce() throws {
+        let node = try TestNode()
+        let (agent, _) = try sandbox(node, ["watermarked.pdf", "text-layer.pdf"])
+        #expect(try agent.run(["run"]).status == 0)
+        let items = try stored(node)
+        let item = try #require(items["watermarked.pdf"]?["item"])
+        let text = item["text"]?.stringValue ?? ""
+        let share = wordShare(of: try tesseractReading(scanFixtures + "/pages/watermarked.png"), in: text)
+        #expect(share >= 0.9, "\(Int(share * 100)) % of tesseract's words in \(text)")
+        #expect(text.components(separatedBy: "CONFIDENTIAL COPY").count == 2, "the stamp the scan shows, once: \(text)")
+        #expect(text.contains("Scan 0042"), "the layer's line the scan does not show is kept")
+        #expect(item["lang"] == "eng" && item["pages"] == 1)
+        #expect(items["text-layer.pdf"]?["item"]?["lang"] == "", "a page of text is still taken from its layer")
     }
 
     @Test func aRenameOrACopySendsNothing_oneOfTwoCopiesDeletedNothing_theLastCopyOneTombstone() throws {

@@ -25,9 +25,36 @@ final class PDFDocument: Sendable {
 
     static let libraryMissing = "libpoppler-glib.so.8 is not installed"
 
+    /// Held while a page's pixels are made, whichever document they come from: poppler decodes a
+    /// scanned image into a colour surface (4 bytes a pixel, 35 MB for an A4 page at 300 dpi) and
+    /// draws it on another, so pages of two PDFs read at once would double that.
+    private static let decoding = Locked(())
+
     /// `doctor`: poppler-glib loads (a PDF's own text and its pages' images come from it).
     static var libraryCheck: DoctorCheck {
         cpoppler_load() != 0 ? .ok("poppler-glib", "loads") : .fail("poppler-glib", libraryMissing, fix: "sudo apt install libpoppler-glib8")
+    }
+
+    /// The images page `index` draws: how many, and the largest's share of the page (0–1), id and
+    /// area in square points. Reads the page's content, decodes no image.
+    func images(ofPage index: Int) -> PageImages {
+        handle.withLock { doc in
+            var share = 0.0, id: Int32 = -1, area = 0.0
+            let count = cpoppler_page_images(doc, Int32(index), &share, &id, &area)
+            return PageImages(count: Int(count), largestShare: share, largestID: Int(id), largestArea: area)
+        }
+    }
+
+    /// Image `id` of page `index` decoded once, at its own resolution, in grey; nil when poppler
+    /// cannot, or it is over `maxPixels`. Its resolution follows from the `area` it covers.
+    func image(_ id: Int, ofPage index: Int, area: Double, maxPixels: Int) -> GrayBitmap? {
+        PDFDocument.decoding.withLock { _ in handle.withLock { doc in
+            var width: Int32 = 0, height: Int32 = 0
+            guard let pixels = cpoppler_page_image_gray(doc, Int32(index), Int32(id), maxPixels, &width, &height) else { return nil }
+            let inches = area / (72 * 72)
+            let dpi = inches > 0 ? Int((Double(width) * Double(height) / inches).squareRoot().rounded()) : ScanRecognizer.renderDPI
+            return GrayBitmap(taking: pixels, width: Int(width), height: Int(height), dpi: min(max(dpi, 70), 2400))
+        } }
     }
 
     /// Page `index`'s own text, nil when it has none (a scanned page: an image and nothing else).
@@ -43,11 +70,20 @@ final class PDFDocument: Sendable {
 
     /// Page `index` rendered in grey at `dpi`; nil when poppler cannot, or it is over `maxPixels`.
     func render(page index: Int, dpi: Int, maxPixels: Int) -> GrayBitmap? {
-        handle.withLock { doc in
+        PDFDocument.decoding.withLock { _ in handle.withLock { doc in
             var width: Int32 = 0, height: Int32 = 0
             guard let pixels = cpoppler_page_render_gray(doc, Int32(index), Double(dpi), maxPixels, &width, &height) else { return nil }
             return GrayBitmap(taking: pixels, width: Int(width), height: Int(height), dpi: dpi)
-        }
+        } }
+    }
+
+    /// What `images(ofPage:)` finds.
+    struct PageImages {
+        var count: Int, largestShare: Double, largestID: Int, largestArea: Double
+        /// A scan as img2pdf, a scanner or ocrmypdf writes it: one image, the whole page.
+        var isOneFullPageImage: Bool { count == 1 && largestShare >= 0.9 }
+        /// Whether an image covers most of the page, so that the page is a scan whatever text it carries.
+        var coverMostOfThePage: Bool { largestShare > 0.5 }
     }
 
     /// The Info dictionary's CreationDate: seconds since the epoch and its own UTC offset.

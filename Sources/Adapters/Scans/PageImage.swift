@@ -3,21 +3,19 @@ import CTesseract
 import Glibc
 #endif
 
-/// One page's pixels, from the moment they are decoded until Tesseract has read them.
-enum PageImage {
-    /// An image file's page, decoded by leptonica.
-    case pix(LeptonicaImage)
-    /// A PDF page rendered by poppler.
-    case gray(GrayBitmap)
-}
-
-/// Owns a leptonica `PIX`.
+/// Owns a leptonica `PIX`: one page's pixels, from the moment they are decoded until Tesseract
+/// has read them.
 final class LeptonicaImage {
-    let pointer: OpaquePointer
+    private(set) var pointer: OpaquePointer
+    /// Whether the image says itself which way is up (an EXIF or TIFF Orientation other than the
+    /// default), so orientation detection leaves it as it is.
+    let hasOwnOrientation: Bool
+    /// The resolution a PDF page's pixels have (an image file's is in the image itself).
+    let dpi: Int?
 
     /// Decodes page `page` of `bytes` (PNG, JPEG, TIFF) and turns it upright by its EXIF
     /// `orientation` (leptonica applies a TIFF's own, not a JPEG's); nil when leptonica cannot.
-    init?(_ bytes: [UInt8], page: Int, tiff: Bool, orientation: Int? = nil) {
+    init?(_ bytes: [UInt8], page: Int, tiff: Bool, orientation: Int? = nil, ownOrientation: Bool = false) {
         guard ctess_load() != 0 else { return nil }
         let decoded = bytes.withUnsafeBufferPointer { buffer in
             tiff ? ctess_pix_read_tiff_page(buffer.baseAddress, buffer.count, Int32(page)) : ctess_pix_read(buffer.baseAddress, buffer.count)
@@ -34,6 +32,26 @@ final class LeptonicaImage {
             pix = turned
         }
         pointer = pix
+        hasOwnOrientation = ownOrientation
+        dpi = nil
+    }
+
+    /// A PDF page's grey pixels, copied (the bitmap can be freed once this returns).
+    init?(_ bitmap: GrayBitmap) {
+        guard ctess_load() != 0, let pix = ctess_pix_from_gray(bitmap.pixels, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.dpi))
+        else { return nil }
+        pointer = pix
+        hasOwnOrientation = false
+        dpi = bitmap.dpi
+    }
+
+    /// Replaces the pixels with what `transform` makes of them; false (the old pixels kept) when
+    /// it makes nothing.
+    func apply(_ transform: (OpaquePointer) -> OpaquePointer?) -> Bool {
+        guard let made = transform(pointer) else { return false }
+        ctess_pix_destroy(pointer)
+        pointer = made
+        return true
     }
 
     private enum Turn { case clockwise(Int), mirrorLeftRight, mirrorTopBottom }
@@ -69,7 +87,7 @@ final class LeptonicaImage {
 final class GrayBitmap {
     let pixels: UnsafeMutablePointer<UInt8>
     let width: Int, height: Int
-    /// The resolution it was rendered at, which Tesseract's size rules need.
+    /// Its resolution, which Tesseract's size rules need.
     let dpi: Int
 
     init(taking pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, dpi: Int) {

@@ -52,7 +52,8 @@ struct ScanRecognizer: Sendable {
 
     private enum Outcome: Sendable {
         case layer(String)
-        case recognized(RecognizedPage)
+        /// What Tesseract read, and the lines of the page's text layer it did not read.
+        case recognized(RecognizedPage, layerLines: [String])
         case unreadable(String)
     }
 
@@ -72,10 +73,11 @@ struct ScanRecognizer: Sendable {
     }
 
     private func page(_ index: Int, of source: PageSource) -> Outcome {
-        if let text = source.textLayer(of: index) { return .layer(text) }
+        let layer = source.textLayer(of: index)
+        if let layer, TextLayer.isWholePage(layer) || !source.imageCoversMost(of: index) { return .layer(layer) }
         do {
             guard let page = try pool.recognize({ source.image(of: index) }) else { return .unreadable("cannot be decoded") }
-            return .recognized(page)
+            return .recognized(page, layerLines: layer.map { TextLayer.lines(of: $0, notIn: page.text) } ?? [])
         } catch {
             return .unreadable(error.reason)
         }
@@ -91,10 +93,12 @@ struct ScanRecognizer: Sendable {
                 let count = text.split(whereSeparator: \.isWhitespace).count
                 confidenceSum += 100 * count; words += count
                 texts.append(text.trimmed)
-            case .recognized(let page):
+            case .recognized(let page, let layerLines):
                 recognized = true
                 confidenceSum += page.confidences.reduce(0, +); words += page.confidences.count
-                texts.append(page.text.trimmed)
+                let layerWords = layerLines.reduce(0) { $0 + $1.split(whereSeparator: \.isWhitespace).count }
+                confidenceSum += 100 * layerWords; words += layerWords
+                texts.append(([page.text.trimmed] + layerLines).filter { !$0.isEmpty }.joined(separator: "\n"))
             case .unreadable(let reason):
                 warnings.append("page \(index + 1) of \(outcomes.count): \(reason); its text is missing")
                 texts.append("")
@@ -109,16 +113,51 @@ struct ScanRecognizer: Sendable {
     }
 }
 
+/// The rule for a PDF page's own text: a scanned page may carry a line of it (a scanner's stamp,
+/// a watermark, a page number) that says nothing of what the page shows.
+enum TextLayer {
+    /// Non-space characters a page's text needs to count as the page (a short letter has hundreds).
+    static let wholePageCharacters = 50
+
+    static func isWholePage(_ text: String) -> Bool {
+        var count = 0
+        for character in text.unicodeScalars where !character.properties.isWhitespace {
+            count += 1
+            if count >= wholePageCharacters { return true }
+        }
+        return false
+    }
+
+    /// The lines of `layer` whose words Tesseract did not read in `recognized` (at least 80 % of
+    /// a line's words read counts as read: a watermark the scan shows is kept once).
+    static func lines(of layer: String, notIn recognized: String) -> [String] {
+        let read = Set(words(recognized))
+        return layer.split(whereSeparator: \.isNewline).map { $0.trimmed }.filter { line in
+            let own = words(line)
+            return !own.isEmpty && own.filter(read.contains).count * 5 < own.count * 4
+        }
+    }
+
+    /// Lower-case runs of letters and digits.
+    private static func words(_ text: String) -> [String] {
+        text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+    }
+}
+
 /// A file's pages, each decoded (or its text layer taken) on the thread that recognizes it.
 private enum PageSource: Sendable {
     case image([UInt8], orientation: Int?)
-    case tiff([UInt8], pages: Int)
+    case tiff([UInt8], pages: Int, ownOrientation: Bool)
     case pdf(PDFDocument)
 
+    /// - Parameter orientation: The EXIF or TIFF Orientation tag. A camera's (any value in a PNG
+    ///   or JPEG) says which way is up; in a TIFF only a turn does, as every TIFF writer puts 1.
     init(_ bytes: [UInt8], _ format: ScanFormat, orientation: Int?) throws(ScanError) {
         switch format {
         case .png, .jpeg: self = .image(bytes, orientation: orientation)
-        case .tiff: self = .tiff(bytes, pages: LeptonicaImage.tiffPageCount(bytes, limit: ScanRecognizer.maxPages))
+        case .tiff:
+            self = .tiff(bytes, pages: LeptonicaImage.tiffPageCount(bytes, limit: ScanRecognizer.maxPages),
+                         ownOrientation: (2...8).contains(orientation ?? 1))
         case .pdf:
             let document = try PDFDocument(bytes)
             guard document.pageCount <= ScanRecognizer.maxPages else {
@@ -131,7 +170,7 @@ private enum PageSource: Sendable {
     var count: Int {
         switch self {
         case .image: 1
-        case .tiff(_, let pages): pages
+        case .tiff(_, let pages, _): pages
         case .pdf(let document): document.pageCount
         }
     }
@@ -142,13 +181,25 @@ private enum PageSource: Sendable {
         return nil
     }
 
-    /// Page `index`'s pixels; nil when it cannot be decoded.
-    func image(of index: Int) -> PageImage? {
+    /// Whether an image covers most of page `index`: an image file's page always does.
+    func imageCoversMost(of index: Int) -> Bool {
+        if case .pdf(let document) = self { return document.images(ofPage: index).coverMostOfThePage }
+        return true
+    }
+
+    /// Page `index`'s pixels; nil when it cannot be decoded. A PDF page that is one scanned image
+    /// is that image, decoded once at its own resolution; any other is rendered at 300 dpi.
+    func image(of index: Int) -> LeptonicaImage? {
         switch self {
-        case .image(let bytes, let orientation): LeptonicaImage(bytes, page: 0, tiff: false, orientation: orientation).map { .pix($0) }
-        case .tiff(let bytes, _): LeptonicaImage(bytes, page: index, tiff: true).map { .pix($0) }
+        case .image(let bytes, let orientation):
+            return LeptonicaImage(bytes, page: 0, tiff: false, orientation: orientation, ownOrientation: orientation != nil)
+        case .tiff(let bytes, _, let ownOrientation): return LeptonicaImage(bytes, page: index, tiff: true, ownOrientation: ownOrientation)
         case .pdf(let document):
-            document.render(page: index, dpi: ScanRecognizer.renderDPI, maxPixels: ScanRecognizer.maxPixels).map { .gray($0) }
+            let images = document.images(ofPage: index)
+            let bitmap = images.isOneFullPageImage
+                ? document.image(images.largestID, ofPage: index, area: images.largestArea, maxPixels: ScanRecognizer.maxPixels) : nil
+            return (bitmap ?? document.render(page: index, dpi: ScanRecognizer.renderDPI, maxPixels: ScanRecognizer.maxPixels))
+                .flatMap(LeptonicaImage.init)
         }
     }
 }

@@ -10,11 +10,11 @@ import Glibc
 /// ``TrackedFiles`` keeps each file's stat and content hash, so an unchanged file is not read
 /// again, and (``TrackedFiles/adoptsCopies``) a moved, renamed or copied file takes over the
 /// item its bytes already gave instead of being recognized again. A PDF page's own text is used
-/// where it has one; other pages are recognized by Tesseract, on every core
-/// (`Jobs=` engines at most).
+/// where it is the page (``TextLayer``); other pages are turned upright and deskewed
+/// (``OrientationDetector``) and recognized by Tesseract, on every core (`Jobs=` engines at most).
 public struct ScansAdapter: DeviceAdapter {
     public static let type = "scans"
-    public static let summary = "recognized text (Tesseract OCR) of scanned PNG, JPEG, TIFF and PDF documents; a PDF's own text via poppler"
+    public static let summary = "recognized text (Tesseract OCR) of scanned PNG, JPEG, TIFF and PDF documents, pages turned upright and deskewed first; a PDF page's own text via poppler when it holds the page"
     enum Key {
         static let path = ConfigKey("Path", repeated: .path, "a folder scanned recursively for PNG, JPEG, TIFF and PDF files")
         static let languages = ConfigKey("Languages", .string, default: "eng",
@@ -22,8 +22,10 @@ public struct ScansAdapter: DeviceAdapter {
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
         static let jobs = ConfigKey("Jobs", .integer, default: "0",
                                     "pages recognized at once, each by its own Tesseract engine (about 30 MB each); 0 is one per core")
+        static let straighten = ConfigKey("Straighten", .bool, default: "yes",
+                                          "turn pages scanned sideways or upside down upright (Tesseract's orientation detection) and deskew them")
     }
-    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.languages, Key.exclude, Key.jobs]
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.languages, Key.exclude, Key.jobs, Key.straighten]
     public static let sampleConfig = String(decoding: PackageResources.scans_conf, as: UTF8.self)
 
     static let extensions: Set<String> = ["png", "jpg", "jpeg", "tif", "tiff", "pdf"]
@@ -32,6 +34,8 @@ public struct ScansAdapter: DeviceAdapter {
     let languages: String
     /// Tesseract engines at most, so pages read at once.
     let engines: Int
+    /// Whether pages are turned upright and deskewed before they are recognized.
+    let straightens: Bool
 
     public init(config: AdapterConfig) throws(ConfigError) {
         let roots = try config.section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one folder to scan" })
@@ -40,6 +44,7 @@ public struct ScansAdapter: DeviceAdapter {
                                              else: { TesseractLanguages.problem(with: $0) ?? "" })
         let jobs = try config.section.value(Key.jobs, where: { (0...256).contains($0) }, else: { _ in "must be 0 (one per core) to 256" })
         engines = jobs == 0 ? ProcessInfo.processInfo.activeProcessorCount : jobs
+        straightens = config.section[Key.straighten]
         var files = TrackedFiles(roots: roots, excludes: config.section[Key.exclude], accepts: ScansAdapter.isScan)
         files.maxFileBytes = 256 << 20            // a long scanned PDF; one per core is in memory at a time
         files.readBatch = 2 * engines             // progress every few files
@@ -50,14 +55,17 @@ public struct ScansAdapter: DeviceAdapter {
     public var watchedPaths: [String] { files.roots }
 
     /// `doctor`: every `Path=` exists, the languages are installed (else `init` has already
-    /// failed, naming the package), and libtesseract, leptonica and poppler-glib load.
+    /// failed, naming the package), the orientation data is (with `Straighten=yes`), and
+    /// libtesseract, leptonica and poppler-glib load.
     public func doctorChecks() async -> [DoctorCheck] {
         DoctorCheck.paths(watchedPaths)
-            + [.ok("Languages=\(languages)", "installed in \(TesseractLanguages.folder)"), TesseractEngine.libraryCheck, PDFDocument.libraryCheck]
+            + [.ok("Languages=\(languages)", "installed in \(TesseractLanguages.folder)")]
+            + (straightens ? [OrientationDetector.dataCheck] : [])
+            + [TesseractEngine.libraryCheck, PDFDocument.libraryCheck]
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
-        let recognizer = ScanRecognizer(pool: EnginePool(languages: languages, engines: engines))
+        let recognizer = ScanRecognizer(pool: EnginePool(languages: languages, engines: engines, straightens: straightens))
         try await files.scan(since: anchor, into: sink) { [languages] path, bytes in
             ScansAdapter.parse(path, bytes, recognizer: recognizer, languages: languages)
         }

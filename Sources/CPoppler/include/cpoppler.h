@@ -31,6 +31,14 @@ char *cpoppler_page_text(cpoppler_document *doc, int index);
 /// `free()`; NULL when the page cannot be rendered (or would exceed `max_pixels`).
 unsigned char *cpoppler_page_render_gray(cpoppler_document *doc, int index, double dpi, long max_pixels, int *width, int *height);
 
+/// How many images page `index` draws, and of the largest: the share of the page it covers
+/// (0–1), its id for `cpoppler_page_image_gray` and its area in square points. Decodes none.
+int cpoppler_page_images(cpoppler_document *doc, int index, double *largest_share, int *largest_id, double *largest_area);
+
+/// Image `image_id` of page `index`, decoded once at its own resolution, as 8-bit grey rows of
+/// `*width` bytes on white, to free with `free()`; NULL when it cannot be (or is over `max_pixels`).
+unsigned char *cpoppler_page_image_gray(cpoppler_document *doc, int index, int image_id, long max_pixels, int *width, int *height);
+
 /// The Info dictionary's CreationDate: 1 with seconds since the epoch and the date's own UTC
 /// offset in seconds (poppler reads a date without one as UTC), 0 when there is none.
 int cpoppler_creation_date(cpoppler_document *doc, int64_t *unix_seconds, int *offset_seconds);

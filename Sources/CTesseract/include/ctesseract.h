@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 // libtesseract and leptonica are loaded on first use (dlopen), not at process start: together
 // they pull in libarchive, libcurl, libgomp, libpng, libjpeg, libtiff, libwebp, libopenjp2 and
@@ -18,7 +19,6 @@ typedef struct {
     int (*init)(TessBaseAPI *, const char *, const char *, TessOcrEngineMode);
     BOOL (*set_variable)(TessBaseAPI *, const char *, const char *);
     void (*set_image_pix)(TessBaseAPI *, struct Pix *);
-    void (*set_image)(TessBaseAPI *, const unsigned char *, int, int, int, int);
     void (*set_resolution)(TessBaseAPI *, int);
     int (*recognize)(TessBaseAPI *, ETEXT_DESC *);
     char *(*utf8_text)(TessBaseAPI *);
@@ -27,6 +27,8 @@ typedef struct {
     void (*delete_text)(const char *);
     void (*delete_ints)(const int *);
     const char *(*version)(void);
+    void (*set_page_seg_mode)(TessBaseAPI *, TessPageSegMode);
+    BOOL (*detect_orientation)(TessBaseAPI *, int *, float *, const char **, float *);
     // leptonica
     struct Pix *(*pix_read_mem)(const unsigned char *, size_t);
     struct Pix *(*pix_read_mem_tiff)(const unsigned char *, size_t, int);
@@ -36,6 +38,12 @@ typedef struct {
     struct Pix *(*pix_flip_lr)(struct Pix *, struct Pix *);
     struct Pix *(*pix_flip_tb)(struct Pix *, struct Pix *);
     void (*set_stderr_handler)(void (*)(const char *));
+    struct Pix *(*pix_deskew)(struct Pix *, int, float, float, int, int, float *, float *);
+    struct Pix *(*pix_create)(int, int, int);
+    uint32_t *(*pix_data)(struct Pix *);
+    int (*pix_wpl)(struct Pix *);
+    int (*pix_endian_byte_swap)(struct Pix *);
+    int (*pix_set_resolution)(struct Pix *, int, int);
 } ctess_api_t;
 
 /// The one table of `ctess`, defined in ctesseract.c: a `static` inside this header would give
@@ -57,11 +65,21 @@ static inline void ctess_delete(TessBaseAPI *h) { ctess_api_storage()->destroy(h
 static inline int ctess_init(TessBaseAPI *h, const char *datapath, const char *languages) {
     return ctess_api_storage()->init(h, datapath, languages, OEM_DEFAULT);
 }
+/// 0 on success: an engine for orientation detection only (`osd.traineddata`, a legacy model).
+static inline int ctess_init_osd(TessBaseAPI *h) {
+    int rc = ctess_api_storage()->init(h, NULL, "osd", OEM_TESSERACT_ONLY);
+    if (rc == 0) ctess_api_storage()->set_page_seg_mode(h, PSM_OSD_ONLY);
+    return rc;
+}
+/// 1 with the page's orientation (0, 90, 180, 270: how far it is turned clockwise) and its
+/// confidence, for the image set last; 0 when too little text shows it.
+static inline int ctess_detect_orientation(TessBaseAPI *h, int *degrees, float *confidence) {
+    const char *script = NULL;
+    float script_confidence = 0;
+    return ctess_api_storage()->detect_orientation(h, degrees, confidence, &script, &script_confidence);
+}
 static inline int ctess_set_variable(TessBaseAPI *h, const char *name, const char *value) { return ctess_api_storage()->set_variable(h, name, value); }
 static inline void ctess_set_image_pix(TessBaseAPI *h, struct Pix *pix) { ctess_api_storage()->set_image_pix(h, pix); }
-static inline void ctess_set_image_gray(TessBaseAPI *h, const unsigned char *data, int width, int height) {
-    ctess_api_storage()->set_image(h, data, width, height, 1, width);
-}
 static inline void ctess_set_resolution(TessBaseAPI *h, int ppi) { ctess_api_storage()->set_resolution(h, ppi); }
 static inline int ctess_recognize(TessBaseAPI *h) { return ctess_api_storage()->recognize(h, NULL); }
 static inline char *ctess_utf8_text(TessBaseAPI *h) { return ctess_api_storage()->utf8_text(h); }
@@ -90,5 +108,13 @@ static inline struct Pix *ctess_pix_rotate_orth(struct Pix *pix, int quads) { re
 static inline struct Pix *ctess_pix_flip_lr(struct Pix *pix) { return ctess_api_storage()->pix_flip_lr(NULL, pix); }
 /// A new image: `pix` mirrored top to bottom; NULL on failure.
 static inline struct Pix *ctess_pix_flip_tb(struct Pix *pix) { return ctess_api_storage()->pix_flip_tb(NULL, pix); }
+/// A new image: `pix` turned by its skew when leptonica finds one (within ±7°, with enough
+/// confidence), else a clone; `*degrees` is the skew found. NULL on failure.
+static inline struct Pix *ctess_pix_deskew(struct Pix *pix, float *degrees) {
+    float confidence = 0;
+    return ctess_api_storage()->pix_deskew(pix, 0, 0, 0, 0, 0, degrees, &confidence);
+}
+/// A new 8-bit leptonica image holding `gray` (`width` bytes a row), at `dpi`; NULL on failure.
+struct Pix *ctess_pix_from_gray(const unsigned char *gray, int width, int height, int dpi);
 
 #endif

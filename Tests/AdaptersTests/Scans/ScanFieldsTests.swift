@@ -19,6 +19,20 @@ struct ScanFieldsTests {
         #expect(ScanItem.normalized(long).unicodeScalars.count == ScanItem.maxTextScalars)
     }
 
+    @Test func aTextLayerIsThePageFrom50NonSpaceCharacters() {
+        #expect(!TextLayer.isWholePage("CONFIDENTIAL COPY\nScan 0042"))
+        #expect(!TextLayer.isWholePage(String(repeating: "a ", count: 49) + "\n\t "))
+        #expect(TextLayer.isWholePage(String(repeating: "a ", count: 50)))
+    }
+
+    @Test func aLayerLineOCRAlsoReadIsKeptOnce() {
+        let read = "Confidential copy\nTenancy agreement for the flat"
+        #expect(TextLayer.lines(of: "CONFIDENTIAL COPY\nScan 0042\n\n", notIn: read) == ["Scan 0042"])
+        // Four of five words read counts as read; three of five does not.
+        #expect(TextLayer.lines(of: "tenancy agreement for the house", notIn: read).isEmpty)
+        #expect(TextLayer.lines(of: "tenancy agreement for a house", notIn: read) == ["tenancy agreement for a house"])
+    }
+
     @Test func onlyScanExtensionsCount() {
         for name in ["a.png", "b.JPG", "c.jpeg", "d.tif", "e.TIFF", "f.pdf"] { #expect(ScansAdapter.isScan(name), "\(name)") }
         for name in ["notes.txt", "scan.pdf.xmp", ".pdf", "tiff", "a.heic"] { #expect(!ScansAdapter.isScan(name), "\(name)") }
