@@ -21,7 +21,7 @@ struct ListeningHistoryTests {
     }
 
     @Test func aFolderGivesEveryPlayOnceWithItsExactTimesAndNothingElse() throws {
-        let rig = try ListenRig()
+        let rig = try LocationRig.listening()
         for name in ListeningHistoryTests.export { try rig.copy(name) }
         let r = try rig.run()
         #expect(!r.stderr.contains("warn") && !r.stderr.contains("<4>"), "the export's other files pass silently: \(r.stderr)")
@@ -30,7 +30,7 @@ struct ListeningHistoryTests {
             var p = ListeningHistoryTests.play(e); p["player"] = "Spotify"; return p
         }
         #expect(try rig.plays().map(ListeningHistoryTests.play) == want)
-        let counts = try rig.counts()
+        let counts = try rig.counts("media")
         #expect(counts.accepted == 8 && counts.live == 8, "Ghost is in three files, under one key: \(counts)")
         for item in try rig.plays() {
             guard case .object(let members) = item else { Issue.record("\(item)"); continue }
@@ -40,7 +40,7 @@ struct ListeningHistoryTests {
     }
 
     @Test func filesNamedOneByOneAndTheZipAloneGiveTheirOwnPlays() throws {
-        let rig = try ListenRig()
+        let rig = try LocationRig.listening()
         for name in ListeningHistoryTests.export { try rig.copy(name) }
         try rig.agent.write("adapters.d/lh.conf", "[Adapter]\nType=listening-history\nPath=\(rig.exports)/Streaming_History_Audio_2024_1.json\n"
                             + "Path=\(rig.exports)/Streaming_History_Audio_2023-2024_0.json\n")
@@ -51,7 +51,7 @@ struct ListeningHistoryTests {
         #expect(ListeningHistoryTests.play(ghost) == ["title": "Ghost", "artist": "Justin Bieber", "album": "Justice", "started_at": "2024-03-01T08:00:00Z",
                                                        "ended_at": "2024-03-01T08:03:30Z", "played_s": "210", "player": "Spotify"], "ts − ms_played, to the second")
 
-        let zipOnly = try ListenRig()
+        let zipOnly = try LocationRig.listening()
         try zipOnly.copy("my_spotify_data.zip")
         try zipOnly.agent.write("adapters.d/lh.conf", "[Adapter]\nType=listening-history\nPath=\(zipOnly.exports)/my_spotify_data.zip\n")
         let r = try zipOnly.run()
@@ -61,10 +61,10 @@ struct ListeningHistoryTests {
     }
 
     @Test func unchangedRunsMovesRenamesAndResyncSendNothingNew() throws {
-        let rig = try ListenRig()
+        let rig = try LocationRig.listening()
         for name in ListeningHistoryTests.export { try rig.copy(name) }
         try rig.run()
-        let before = try rig.counts()
+        let before = try rig.counts("media")
         let again = try rig.agent.run(["run", "--dry-run"])
         #expect(again.status == 0 && again.stdout.isEmpty, "an unchanged export is not read again: \(again.stdout)")
         try FileManager.default.createDirectory(atPath: rig.exports + "/2024", withIntermediateDirectories: true)
@@ -72,14 +72,14 @@ struct ListeningHistoryTests {
         try rig.run()
         let resync = try rig.agent.run(["resync", "lh"])
         #expect(resync.status == 0, "\(resync.stderr)")
-        let after = try rig.counts()
+        let after = try rig.counts("media")
         #expect(after.accepted == before.accepted && after.live == before.live, "\(before) → \(after)")
         #expect(after.receipts > before.receipts, "the moved file and the resync were sent, as duplicates")
         #expect(try rig.node.items("media").allSatisfy { $0["deleted"] != .bool(true) }, "a moved export takes no play back")
     }
 
     @Test func aCutOffFileGivesOneLineNamingItAndThePlaysBeforeTheCutCount() throws {
-        let rig = try ListenRig()
+        let rig = try LocationRig.listening()
         let whole = try Data(contentsOf: URL(fileURLWithPath: ListeningHistoryTests.fixtures + "/Streaming_History_Audio_2023-2024_0.json"))
         let text = String(decoding: whole, as: UTF8.self)
         let cut = try #require(text.range(of: "\"Zürich"))       // inside the sixth row, after the episode
@@ -92,30 +92,9 @@ struct ListeningHistoryTests {
     }
 }
 
-final class ListenRig {
-    let node: TestNode
-    let agent: AgentSandbox
-    let exports: String
-
-    init() throws {
-        node = try TestNode()
-        agent = try AgentSandbox()
-        exports = agent.root + "/exports"
-        try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
-        try agent.usePairedNode(node.url, token: node.token)
-        try agent.write("adapters.d/lh.conf", "[Adapter]\nType=listening-history\nPath=\(exports)\n")
-    }
-
-    func copy(_ name: String) throws {
-        try FileManager.default.copyItem(atPath: ListeningHistoryTests.fixtures + "/" + name, toPath: exports + "/" + name)
-    }
-
-    @discardableResult
-    func run(sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
-        let r = try agent.run(["run"])
-        #expect(r.status == 0, "run: \(r.stderr)", sourceLocation: sourceLocation)
-        return r
-    }
+/// The plays at the node, on the location-history tests' rig.
+extension LocationRig {
+    static func listening() throws -> LocationRig { try LocationRig(type: "listening-history", fixtures: ListeningHistoryTests.fixtures) }
 
     /// The stored plays, by start.
     func plays() throws -> [JSONValue] {
@@ -123,10 +102,5 @@ final class ListenRig {
             #expect(record["source"] == "linux-listening-history")
             return record["item"]
         }.sorted { ($0["started_at"]?.stringValue ?? "") < ($1["started_at"]?.stringValue ?? "") }
-    }
-
-    func counts() throws -> (accepted: Int64, live: Int64, receipts: Int64) {
-        let c = try node.admin("counts")["endpoints"]?["media"]
-        return (c?["accepted"]?.intValue ?? -1, c?["live"]?.intValue ?? -1, c?["receipts"]?.intValue ?? -1)
     }
 }
