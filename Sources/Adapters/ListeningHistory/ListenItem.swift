@@ -22,18 +22,19 @@ enum ListenItem {
     static func make(_ row: ListenRow) -> Item {
         let ended = row.end.rounded(.down)
         let started = (row.end - row.playedMs / 1000).rounded(.down)
-        var fields: [String: JSONValue] = [
-            "started_at": .string(Date(timeIntervalSince1970: started).rfc3339),
-            "ended_at": .string(Date(timeIntervalSince1970: ended).rfc3339),
-            "played_s": .int(Int64((row.playedMs / 1000).rounded())),
-            "title": .string(row.title),
-            "player": .string(player),
-        ]
-        if let artist = row.artist { fields["artist"] = .string(artist) }
-        if let album = row.album { fields["album"] = .string(album) }
+        // In key order, as `sortedFields` takes them: no dictionary to build and sort per play.
+        var fields: [(key: String, value: JSONValue)] = []
+        fields.reserveCapacity(7)
+        if let album = row.album { fields.append(("album", .string(album))) }
+        if let artist = row.artist { fields.append(("artist", .string(artist))) }
+        fields.append(("ended_at", .string(Date(timeIntervalSince1970: ended).rfc3339)))
+        fields.append(("played_s", .int(Int64((row.playedMs / 1000).rounded()))))
+        fields.append(("player", .string(player)))
+        fields.append(("started_at", .string(Date(timeIntervalSince1970: started).rfc3339)))
+        fields.append(("title", .string(row.title)))
         // No version: a play never changes, and the same play read again from the other shape
         // (the account data's minute instead of the second) is a duplicate, not an update, so a
         // resync after both were read sends nothing new whichever came first.
-        return Item(endpoint: .media, key: key(row), versioned: false, fields: fields)
+        return Item(endpoint: .media, key: key(row), sortedFields: fields, versioned: false)
     }
 }
