@@ -69,7 +69,7 @@ public struct ListeningHistoryAdapter: DeviceAdapter {
                       sink: some ItemSink) async throws {
         do {
             guard try Self.isZip(path) else {
-                _ = try await parse(try FileByteStream(path: path), name: path, named: named, into: &ledger, tally: &tally, sink: sink)
+                try await parse(try FileByteStream(path: path), name: path, named: named, into: &ledger, tally: &tally, sink: sink)
                 return
             }
             let wanted = { (name: String) in name.lowercased().hasSuffix(".json") }
@@ -80,7 +80,9 @@ public struct ListeningHistoryAdapter: DeviceAdapter {
             }
             repeat {
                 let name = path + ": " + zip.entryName
-                guard try await parse(zip, name: name, named: false, into: &ledger, tally: &tally, sink: sink) else { return }
+                let failure = try await parse(zip, name: name, named: false, into: &ledger, tally: &tally, sink: sink)
+                // Warned: a damaged entry cannot be followed past; after a broken JSON file the zip reads on.
+                if failure?.description.hasPrefix("zip:") == true { return }
             } while try zip.next(wanted: wanted)
         } catch let error as FileReadError {
             await sink.warn("\(path): \(error)")
@@ -88,14 +90,15 @@ public struct ListeningHistoryAdapter: DeviceAdapter {
     }
 
     /// Reads one export to its end, queuing each play that counts a chunk at a time; one warning
-    /// line for what could not be read (the plays before a cut are kept). False when the input broke off.
+    /// line for what could not be read (the plays before a cut are kept). Returns what broke the input off.
+    @discardableResult
     private func parse(_ stream: any ByteStream, name: String, named: Bool, into ledger: inout FileLedger<some ItemSink>,
-                       tally: inout ListenTally, sink: some ItemSink) async throws -> Bool {
+                       tally: inout ListenTally, sink: some ItemSink) async throws -> FileReadError? {
         var file = ListenFile(minPlayedMs: minPlayedMs)
         var history = try SpotifyHistory(stream)
         guard history.isArray else {
             if named { await sink.warn("\(name): not a Spotify listening history (a JSON array of plays)") }
-            return true
+            return nil
         }
         var failure: FileReadError?
         var more = true
@@ -106,13 +109,13 @@ public struct ListeningHistoryAdapter: DeviceAdapter {
         tally.add(file.tally)
         if let notHistory = file.notHistory {
             if named { await sink.warn("\(name): not a Spotify listening history (\(notHistory))") }
-            return true
+            return nil
         }
         var problems: [String] = []
         if let failure { problems.append("\(failure)") }
         if let first = file.firstBad { problems.append("\(file.bad) rows skipped, the first at line \(first)") }
         if !problems.isEmpty { await sink.warn("\(name): " + problems.joined(separator: "; ") + "; kept the \(file.tally.counted) plays read") }
-        return failure == nil
+        return failure
     }
 
     /// Whether the file begins with a zip's local header (`PK\u{3}\u{4}`).
