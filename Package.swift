@@ -35,7 +35,7 @@ let package = Package(
         .target(
             name: "Adapters",
             dependencies: ["IngestCore", "CGPS", "CICal", "CZlib", "CTesseract", "CPoppler"],
-            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md", "Focus/README.md", "Scans/README.md"],
+            exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md", "Focus/README.md", "Scans/README.md", "ListeningHistory/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),
                 .embedInCode("GPSD/gpsd.conf"),
@@ -47,6 +47,7 @@ let package = Package(
                 .embedInCode("GeoClue/geoclue.conf"),
                 .embedInCode("LocationHistory/location-history.conf"),
                 .embedInCode("Scans/scans.conf"),
+                .embedInCode("ListeningHistory/listening-history.conf"),
             ]
         ),
         .executableTarget(

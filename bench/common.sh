@@ -38,3 +38,11 @@ agent_peaks() {
     rm -rf "$W/state"; dry=$(peak_kb "$BIN" run --dry-run --config-dir "$W/config" --state-dir "$W/state")
     rm -rf "$W/state"; echo "$dry $(peak_kb "$BIN" run --config-dir "$W/config" --state-dir "$W/state")"
 }
+
+# measure NAME CMD...: wall seconds and peak RSS (MB) of one run, as "NAME seconds MB".
+measure() {
+    local name=$1; shift
+    /usr/bin/time -f "%e %M" -o "$W/time.txt" "$@" >/dev/null 2>"$W/err.txt" || { cat "$W/err.txt"; return 1; }
+    read -r seconds kb < "$W/time.txt"
+    echo "$name $seconds $((kb / 1024))"
+}

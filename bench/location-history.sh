@@ -9,14 +9,6 @@
 # Writes bench/out/location-history.txt. Needs a release build and python3.
 . "$(dirname "$0")/common.sh"
 
-# measure NAME CMD...: wall seconds and peak RSS (MB) of one run, as "NAME seconds MB".
-measure() {
-    local name=$1; shift
-    /usr/bin/time -f "%e %M" -o "$W/time.txt" "$@" >/dev/null 2>"$W/err.txt" || { cat "$W/err.txt"; return 1; }
-    read -r seconds kb < "$W/time.txt"
-    echo "$name $seconds $((kb / 1024))"
-}
-
 main() {
 machine "python3 --version"
 python3 fixtures/location-history/make-fixtures.py --records "${LH_POINTS:-2500000}" "$W/Records.json"

@@ -125,6 +125,7 @@ bench/health-xml.sh
 bench/health-json.sh
 bench/health-csv.sh
 bench/location-history.sh
+bench/listening-history.sh
 bench/health-connect.sh
 bench/scans.sh
 echo

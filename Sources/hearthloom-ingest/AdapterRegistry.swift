@@ -12,5 +12,6 @@ let registeredAdapters: [any DeviceAdapter.Type] = [
     FocusAdapter.self,
     HealthAdapter.self,
     LocationHistoryAdapter.self,
+    ListeningHistoryAdapter.self,
     ScansAdapter.self,
 ]

@@ -157,19 +157,23 @@ final class LocationRig {
     let node: TestNode
     let agent: AgentSandbox
     let exports: String
+    let fixtures: String
     var root: String { agent.root }
 
-    init() throws {
+    /// An instance `lh` of the file adapter `type` reading the folder `exports`, whose files are copied from `fixtures`
+    /// (listening-history's tests use it too).
+    init(type: String = "location-history", fixtures: String = LocationHistoryTests.fixtures) throws {
         node = try TestNode()
         agent = try AgentSandbox()
         exports = agent.root + "/exports"
+        self.fixtures = fixtures
         try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
         try agent.usePairedNode(node.url, token: node.token)
-        try agent.write("adapters.d/lh.conf", "[Adapter]\nType=location-history\nPath=\(exports)\n")
+        try agent.write("adapters.d/lh.conf", "[Adapter]\nType=\(type)\nPath=\(exports)\n")
     }
 
     func copy(_ name: String) throws {
-        try FileManager.default.copyItem(atPath: LocationHistoryTests.fixtures + "/" + name, toPath: exports + "/" + name)
+        try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: exports + "/" + name)
     }
 
     @discardableResult

@@ -27,6 +27,7 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "node-reply": NodeReplyHarness.run,
     "gpsd-fixes": GPSDFixesHarness.run,
     "location-history": LocationHistoryHarness.run,
+    "listening-history": ListeningHistoryHarness.run,
     "dconf": DconfHarness.run,
 ]
 

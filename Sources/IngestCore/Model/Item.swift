@@ -56,13 +56,15 @@ public struct Item: Sendable, Hashable {
     /// An item of `fields` given in key order, none of them `null`: encoded as they come, with no
     /// dictionary to build and sort (a photo scan makes one per file). Body and version are the
     /// same bytes `init(endpoint:key:fields:unversioned:)` gives for those fields.
-    public init(endpoint: Endpoint, key: String, sortedFields fields: [(key: String, value: JSONValue)], unversioned: Set<String> = []) {
+    /// `versioned: false` for things that never change, as in `init(endpoint:key:fields:)`.
+    public init(endpoint: Endpoint, key: String, sortedFields fields: [(key: String, value: JSONValue)], unversioned: Set<String> = [],
+                versioned: Bool = true) {
         assert(zip(fields, fields.dropFirst()).allSatisfy { $0.key < $1.key } && !fields.contains { $0.value == .null },
                "sortedFields are in strictly ascending key order, none null")
         let members = JSONValue.encodedMembers(fields)
-        let version = Digest.sha256Hex(JSONValue.object(members, excluding: unversioned), length: 16)
-        self.init(endpoint: endpoint, key: key, version: version,
-                  json: JSONValue.object(members, merging: [("key", .string(key)), ("version", .string(version))]), content: .sorted(fields))
+        let version = versioned ? Digest.sha256Hex(JSONValue.object(members, excluding: unversioned), length: 16) : nil
+        let extra: [(String, JSONValue)] = [("key", .string(key))] + (version.map { [("version", .string($0))] } ?? [])
+        self.init(endpoint: endpoint, key: key, version: version, json: JSONValue.object(members, merging: extra), content: .sorted(fields))
     }
 
     /// An item whose body is already made (by an ``ItemTemplate``).

@@ -12,7 +12,7 @@ struct SampleConfigTests {
         (PhotosAdapter.self, "Photos"), (ContactsAdapter.self, "Contacts"), (CalendarAdapter.self, "Calendar"),
         (GPSDAdapter.self, "GPSD"), (GeoClueAdapter.self, "GeoClue"), (MPRISAdapter.self, "MPRIS"),
         (FocusAdapter.self, "Focus"),
-        (ScansAdapter.self, "Scans"),
+        (ScansAdapter.self, "Scans"), (ListeningHistoryAdapter.self, "ListeningHistory"),
     ]
 
     @Test(arguments: adapters.map(\.folder))
