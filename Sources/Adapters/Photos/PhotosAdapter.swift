@@ -20,7 +20,8 @@ public struct PhotosAdapter: DeviceAdapter {
     public static let sampleConfig = String(decoding: PackageResources.photos_conf, as: UTF8.self)
 
     static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "avif", "hif", "png", "tif", "tiff", "dng",
-                                               "cr2", "nef", "nrw", "arw", "srw", "orf", "rw2", "pef", "webp"]
+                                               "cr2", "nef", "nrw", "arw", "srw", "orf", "rw2", "pef", "webp",
+                                               "mp4", "mov", "m4v", "3gp", "3g2", "qt"]
     /// Files per transaction: small enough that an interrupted scan loses little work (a
     /// tenth of a second of reading), large enough that fsyncs are not what a full scan waits on.
     static let chunkSize = 2000
