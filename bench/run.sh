@@ -117,6 +117,7 @@ PY
 bench_rows "$W/rows.tsv"
 echo
 bench/photos.sh
+bench/photos-videos.sh
 bench/contacts.sh
 bench/calendar.sh
 bench/gpsd.sh
