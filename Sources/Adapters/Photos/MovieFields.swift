@@ -49,8 +49,8 @@ struct MovieFields {
     var xmp: [UInt8]?
 
     /// `mvhd`: creation time in seconds since 1904-01-01 UTC (0: not set), time scale and duration.
-    mutating func movieHeader(_ mvhd: MemoryBytes) {
-        guard let body = try? mvhd.bytes(at: 0, count: mvhd.count), let version = body.first else { return }
+    mutating func movieHeader(_ body: ArraySlice<UInt8>) {
+        guard let version = body.first else { return }
         let wide = version == 1
         guard body.count >= (wide ? 32 : 20) else { return }
         let created = ByteOrder.big.uint(body, at: 4, width: wide ? 8 : 4)

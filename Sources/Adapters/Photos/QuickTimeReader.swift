@@ -26,8 +26,10 @@ enum QuickTimeReader {
     private static let wholeMovieReadSize = 64 << 10
     /// Top-level boxes looked at: a fragmented MP4 has thousands of `moof`/`mdat` pairs after `moov`.
     private static let maxTopLevelBoxes = 64
-    /// `udta` and `meta` hold short texts; a larger one is broken or holds a cover picture.
+    /// A `keys` list is a few hundred bytes; a larger one is not read.
     private static let maxMetadataBoxSize = 1 << 20
+    /// Texts and `loci` are tens of bytes: what is past this is not read.
+    private static let maxTextSize = 4096
 
     static func isMovie(brands: [String]) -> Bool {
         brands.contains(where: movieBrands.contains)
@@ -44,7 +46,11 @@ enum QuickTimeReader {
         var xmp: [UInt8]?
         var offset = 0
         for _ in 0..<maxTopLevelBoxes where offset < file.count {
-            let box = try ISOBMFFReader.box(in: file, at: offset, end: file.count, parent: "the file")
+            let box: ISOBMFFReader.Box
+            do { box = try ISOBMFFReader.box(in: file, at: offset, end: file.count, parent: "the file") } catch {
+                if movie != nil { break }           // padding or junk after moov: what is wanted was found
+                throw error
+            }
             offset = box.end
             if box.type == "moov", movie == nil { movie = box }
             if box.type == "moof" { break }        // fragments follow; moov came before them
@@ -72,24 +78,25 @@ enum QuickTimeReader {
             : try ByteRange(file, start: movie.contentStart, count: size, name: "the 'moov' box")
         for box in try ISOBMFFReader.boxes(in: source, from: 0, to: size, parent: "the 'moov' box") {
             switch box.type {
-            case "mvhd": fields.movieHeader(try content(of: box, in: source, limit: 4096))
-            case "udta": try userData(content(of: box, in: source), into: &fields)
-            case "meta": try keyedMetadata(content(of: box, in: source), into: &fields)
+            case "mvhd": fields.movieHeader(try source.bytes(at: box.contentStart, count: min(box.end - box.contentStart, 32)))
+            case "udta": try userData(inside(box, of: source), into: &fields)
+            case "meta": try keyedMetadata(inside(box, of: source), into: &fields)
             default: continue
             }
         }
     }
 
     /// `moov/udta`: QuickTime `©xyz`/`©mak`/`©mod`/`©day` texts, 3GPP `loci`, `XMP_`, and a `meta`.
-    private static func userData(_ udta: MemoryBytes, into fields: inout MovieFields) throws(PhotoReadError) {
+    /// Only the atoms wanted are read; others (a camera's thumbnail, GoPro's GPMF) are skipped.
+    private static func userData(_ udta: ByteRange, into fields: inout MovieFields) throws(PhotoReadError) {
         for box in try ISOBMFFReader.boxes(in: udta, from: 0, to: udta.count, parent: "the 'udta' box") {
-            let body = try udta.bytes(at: box.contentStart, count: box.end - box.contentStart)
+            let count = box.end - box.contentStart
             switch box.code {
             case MovieFields.Atom.location, MovieFields.Atom.make, MovieFields.Atom.model, MovieFields.Atom.date:
-                if let text = userDataText(body) { fields.set(atom: box.code, text: text) }
-            case MovieFields.Atom.locationInformation: fields.locationInformation(body)
-            case MovieFields.Atom.xmp: fields.xmp = fields.xmp ?? Array(body)
-            case MovieFields.Atom.meta: try keyedMetadata(MemoryBytes(storage: Array(body), name: "the 'udta/meta' box"), into: &fields)
+                if let text = userDataText(try udta.bytes(at: box.contentStart, count: min(count, maxTextSize))) { fields.set(atom: box.code, text: text) }
+            case MovieFields.Atom.locationInformation: fields.locationInformation(try udta.bytes(at: box.contentStart, count: min(count, maxTextSize)))
+            case MovieFields.Atom.xmp where fields.xmp == nil: fields.xmp = try XMPReader.packet(in: udta, at: box.contentStart, count: count)
+            case MovieFields.Atom.meta: try keyedMetadata(inside(box, of: udta), into: &fields)
             default: continue
             }
         }
@@ -98,14 +105,14 @@ enum QuickTimeReader {
     /// A `meta` box: its `keys` list and the `ilst` values they name (`mdta`), or `ilst` atoms named
     /// by type (`mdir`). In `moov` it is a plain box, in `udta` a FullBox (4 bytes of version and
     /// flags first): told apart by whether its first child, `hdlr`, starts at once.
-    private static func keyedMetadata(_ meta: MemoryBytes, into fields: inout MovieFields) throws(PhotoReadError) {
+    private static func keyedMetadata(_ meta: ByteRange, into fields: inout MovieFields) throws(PhotoReadError) {
         var startsWithHandler = false
         if meta.count >= 8 { startsWithHandler = try meta.bytes(at: 4, count: 4).elementsEqual("hdlr".utf8) }
         let start = startsWithHandler ? 0 : 4
         guard start <= meta.count else { return }
         let children = try ISOBMFFReader.boxes(in: meta, from: start, to: meta.count, parent: "the 'meta' box")
         var keys: [String] = []
-        if let box = children.first(where: { $0.type == "keys" }) {
+        if let box = children.first(where: { $0.type == "keys" }), box.end - box.contentStart <= maxMetadataBoxSize {
             keys = try keyNames(meta.bytes(at: box.contentStart, count: box.end - box.contentStart))
         }
         guard let list = children.first(where: { $0.type == "ilst" }) else { return }
@@ -132,9 +139,10 @@ enum QuickTimeReader {
     }
 
     /// The first `data` atom inside an `ilst` item: its type (1 UTF-8, 23/24 float) and payload.
-    private static func dataValue(in meta: MemoryBytes, item: ISOBMFFReader.Box) throws(PhotoReadError) -> MovieFields.Value? {
+    private static func dataValue(in meta: ByteRange, item: ISOBMFFReader.Box) throws(PhotoReadError) -> MovieFields.Value? {
         let boxes = try ISOBMFFReader.boxes(in: meta, from: item.contentStart, to: item.end, parent: "an 'ilst' item")
-        guard let data = boxes.first(where: { $0.type == "data" }), data.end - data.contentStart >= 8 else { return nil }
+        // A cover picture or other large binary value is passed over unread.
+        guard let data = boxes.first(where: { $0.type == "data" }), (8...maxTextSize).contains(data.end - data.contentStart) else { return nil }
         let body = try meta.bytes(at: data.contentStart, count: data.end - data.contentStart)
         return MovieFields.Value(type: ByteOrder.big.u32(body, at: 0) & 0xFF_FFFF, bytes: body.dropFirst(8))
     }
@@ -147,11 +155,8 @@ enum QuickTimeReader {
         return text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
     }
 
-    private static func content(of box: ISOBMFFReader.Box, in source: any ByteSource, limit: Int = maxMetadataBoxSize) throws(PhotoReadError) -> MemoryBytes {
-        let count = box.end - box.contentStart
-        guard count <= limit else {
-            throw PhotoReadError("'\(box.type)' box of \(count) bytes exceeds the \(limit >> 10) KiB limit")
-        }
-        return MemoryBytes(storage: Array(try source.bytes(at: box.contentStart, count: count)), name: "the '\(box.type)' box")
+    /// A child box's content as a source of its own (in memory when `moov` was read whole).
+    private static func inside(_ box: ISOBMFFReader.Box, of source: any ByteSource) throws(PhotoReadError) -> ByteRange {
+        try ByteRange(source, start: box.contentStart, count: box.end - box.contentStart, name: "the '\(box.type)' box")
     }
 }

@@ -64,6 +64,16 @@ import Testing
         #expect(m.make == "SONY" && m.model == "ILCE-7M4")
     }
 
+    @Test func aLargeMovieHeaderIsWalkedBoxByBoxAndJunkAfterItIsIgnored() throws {
+        let track = Containers.box("trak", [UInt8](repeating: 7, count: 200 << 10))
+        let udta = Containers.box("udta", Self.userText([0xA9] + Array("xyz".utf8), "+47.3769+008.5417/"))
+        let moov = Containers.box("moov", Self.mvhd(version: 0, created: 3_786_912_000, duration: 600) + track + udta)
+        let file = Containers.box("ftyp", Array("mp42".utf8) + be32(0) + Array("mp42isom".utf8)) + Containers.box("mdat", [1]) + moov + [0, 0, 1]
+        let (m, _, bytesRead) = try PhotoGeotagReader.read(path: try scratch.write(file, as: "long.mp4"))
+        #expect(m.latitude == 47.3769 && m.longitude == 8.5417 && m.createdUTC?.description == "2024-01-01T00:00:00")
+        #expect(bytesRead < 32 << 10, "read \(bytesRead) bytes of a 200 KiB track")
+    }
+
     @Test func aMovieHeaderOverTheLimitIsSkippedWithItsSize() throws {
         let moov = be32(8 + (5 << 20)) + Array("moov".utf8) + [UInt8](repeating: 0, count: 5 << 20)
         let path = try scratch.write(Containers.box("ftyp", Array("mp42".utf8) + be32(0) + Array("mp42isom".utf8)) + moov, as: "long.mp4")
