@@ -33,32 +33,7 @@ main() {
 echo "== machine"; { nproc; grep -m1 'model name' /proc/cpuinfo; free -g | awk '/Mem/{print $2" GiB"}'; date -u +%FT%TZ; "$BIN" --version; exiftool -ver | sed 's/^/exiftool /'; hyperfine --version; }
 
 # The floor: the I/O any metadata reader must do, and nothing else.
-cat > "$W/floor.c" <<'C'
-#define _XOPEN_SOURCE 700
-#include <fcntl.h>
-#include <ftw.h>
-#include <stdio.h>
-#include <unistd.h>
-static char buf[65536];
-static long files, bytes;
-static int one(const char *path, const struct stat *st, int type, struct FTW *f) {
-    (void)st; (void)f;
-    if (type != FTW_F) return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = pread(fd, buf, sizeof buf, 0);
-    if (n > 0) bytes += n;
-    close(fd);
-    files++;
-    return 0;
-}
-int main(int argc, char **argv) {
-    if (argc != 2 || nftw(argv[1], one, 64, 0) != 0) { perror("nftw"); return 1; }
-    printf("%ld files, %ld bytes read\n", files, bytes);
-    return 0;
-}
-C
-gcc -O2 -o "$W/floor" "$W/floor.c"
+gcc -O2 -o "$W/floor" bench/photo-floor.c
 
 echo
 echo "== a. full scan of 10 000 JPEGs (96 KiB filler each; page cache warm; fresh state every agent run)"

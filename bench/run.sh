@@ -118,6 +118,7 @@ bench_rows "$W/rows.tsv"
 echo
 bench/photos.sh
 bench/photos-takeout.sh
+bench/photos-videos.sh
 bench/contacts.sh
 bench/calendar.sh
 bench/gpsd.sh

@@ -11,6 +11,7 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "jpeg": JPEGHarness.run,
     "tiff": TIFFHarness.run,
     "isobmff": ISOBMFFHarness.run,
+    "quicktime": QuickTimeHarness.run,
     "png": PNGHarness.run,
     "webp": WebPHarness.run,
     "xmp": XMPHarness.run,

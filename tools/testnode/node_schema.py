@@ -22,7 +22,7 @@ SCHEMAS = {
                  "lon": "num", "accuracy_m": "num", "fixes": "num"},
     "motion": {"start": "str", "end": "str", "mode": "str", "distance_m": "num",
                "from": LATLON, "to": LATLON},
-    "photos": {"taken_at": "str", "time_floating?": "bool", "lat": "num", "lon": "num",
+    "photos": {"taken_at": "str", "time_floating?": "bool", "lat": "num", "lon": "num", "media?": "str",
                "altitude_m?": "num", "accuracy_m?": "num",
                "camera?": {"make?": "str", "model?": "str"}, "file?": {"name?": "str", "size?": "num"}},
     "contacts": {"version": "str", "full_name": "str", "given?": "str", "family?": "str",

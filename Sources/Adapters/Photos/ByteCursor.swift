@@ -37,6 +37,14 @@ struct ByteCursor {
         return Adapters.fourCC(bytes[start..<(start + 4)])
     }
 
+    /// `count` bytes as UTF-8 text (a `keys` entry's name, which has no terminator).
+    mutating func text(count: Int) throws(PhotoReadError) -> String {
+        try need(count)
+        defer { position += count }
+        let start = bytes.startIndex + position
+        return String(decoding: bytes[start..<(start + count)], as: UTF8.self)
+    }
+
     /// A NUL-terminated string; a missing final NUL ends the string at the end of the payload.
     mutating func cString() -> String {
         let start = bytes.startIndex + position

@@ -4,13 +4,17 @@ import IngestCore
 /// What the anchor remembers of one folder: a digest of its listing, and per photo the stat it
 /// had and the key it gave. An unchanged re-scan compares one digest per folder and parses nothing.
 ///
-/// Stored as text: `v1 <digest>\n` then `name\tsize\tmtime\tinode\tsidecar\tkey\n` per photo
-/// (`-` for none; tabs and newlines in names escaped as `%09` and `%0A`, `%` as `%25`).
+/// Stored as text: `v1 <digest>\n` then `name\tsize\tmtime\tinode\tsidecar\tkey\tpairing\n` per
+/// photo or video (`-` for none; tabs and newlines in names and identifiers escaped as `%09` and
+/// `%0A`, `%` as `%25`). `key` is the item the file holds: none for a Live Photo's movie, whose
+/// still holds the pair's. `pairing` is ``LivePhoto/Facts``; a record written before videos were
+/// read has none, and its file is read again when its folder changes.
 struct FolderAnchor {
     struct Record: Equatable {
         var stamp: FileStamp
         var sidecar: String
         var key: String?
+        var pairing: LivePhoto.Facts?
     }
 
     var digest: String
@@ -44,9 +48,11 @@ struct FolderAnchor {
         digest = FolderAnchor.text(head.dropFirst(3))
         for line in lines.dropFirst() {
             let f = line.split(separator: 0x09, omittingEmptySubsequences: false)
-            guard f.count == 6, let stamp = FileStamp(size: f[1], mtime: f[2], inode: f[3]) else { continue }
+            guard f.count == 6 || f.count == 7, let stamp = FileStamp(size: f[1], mtime: f[2], inode: f[3]) else { continue }
+            let pairing = f.count == 7 ? LivePhoto.Facts(encoded: AnchorText.unescape(FolderAnchor.text(f[6]))) : nil
             records[AnchorText.unescape(FolderAnchor.text(f[0]))] = Record(stamp: stamp, sidecar: FolderAnchor.text(f[4], none: ""),
-                                                                          key: f[5].elementsEqual("-".utf8) ? nil : FolderAnchor.text(f[5]))
+                                                                          key: f[5].elementsEqual("-".utf8) ? nil : FolderAnchor.text(f[5]),
+                                                                          pairing: pairing)
         }
     }
 
@@ -69,7 +75,8 @@ struct FolderAnchor {
             out.append(contentsOf: AnchorText.escape(name).utf8); out.append(0x09)
             r.stamp.write(into: &out); out.append(0x09)
             out.append(contentsOf: (r.sidecar.isEmpty ? "-" : r.sidecar).utf8); out.append(0x09)
-            out.append(contentsOf: (r.key ?? "-").utf8); out.append(0x0A)
+            out.append(contentsOf: (r.key ?? "-").utf8); out.append(0x09)
+            out.append(contentsOf: (r.pairing.map { AnchorText.escape($0.encoded) } ?? "-").utf8); out.append(0x0A)
         }
         return Data(out)
     }

@@ -68,6 +68,8 @@ enum ISOBMFFReader {
     /// A box's extent in its source; `contentStart` is past the size, type and any largesize.
     struct Box {
         let type: String
+        /// The type's four bytes as one number: `©xyz` and ilst's key indexes are not printable.
+        let code: UInt32
         let contentStart: Int
         let end: Int
     }
@@ -80,33 +82,39 @@ enum ISOBMFFReader {
             guard result.count < maxBoxes else {
                 throw PhotoReadError("more than \(maxBoxes) boxes in \(parent)")
             }
-            guard offset <= end - 8 else {
-                throw PhotoReadError("\(parent) ends at offset \(offset.hex) inside a box header (truncated?)")
-            }
-            let header = try source.bytes(at: offset, count: 8)
-            let type = fourCC(header.dropFirst(4))
-            var size = ByteOrder.big.u32(header, at: 0)
-            var contentStart = offset + 8
-            if size == 1 {
-                guard offset <= end - 16 else {
-                    throw PhotoReadError("box '\(type)' at offset \(offset.hex) is missing its 64-bit size (truncated?)")
-                }
-                let large = ByteOrder.big.uint(try source.bytes(at: offset + 8, count: 8), at: 0, width: 8)
-                size = large > UInt64(end) ? end + 1 : Int(large)  // anything past `end` is rejected below
-                contentStart += 8
-            } else if size == 0 {
-                size = end - offset  // "extends to the end of the enclosing box or file"
-            }
-            guard size >= contentStart - offset else {
-                throw PhotoReadError("box '\(type)' at offset \(offset.hex) has invalid size \(size)")
-            }
-            guard size <= end - offset else {
-                throw PhotoReadError("box '\(type)' at offset \(offset.hex) (\(size) bytes) runs past the end of \(parent) (ends at \(end.hex))")
-            }
-            result.append(Box(type: type, contentStart: contentStart, end: offset + size))
-            offset += size
+            let box = try box(in: source, at: offset, end: end, parent: parent)
+            result.append(box)
+            offset = box.end
         }
         return result
+    }
+
+    /// The box whose header is at `offset`, checked to end by `end`; a 64-bit largesize is read too.
+    static func box(in source: any ByteSource, at offset: Int, end: Int, parent: String) throws(PhotoReadError) -> Box {
+        guard offset <= end - 8 else {
+            throw PhotoReadError("\(parent) ends at offset \(offset.hex) inside a box header (truncated?)")
+        }
+        let header = try source.bytes(at: offset, count: 8)
+        let type = fourCC(header.dropFirst(4))
+        var size = ByteOrder.big.u32(header, at: 0)
+        var contentStart = offset + 8
+        if size == 1 {
+            guard offset <= end - 16 else {
+                throw PhotoReadError("box '\(type)' at offset \(offset.hex) is missing its 64-bit size (truncated?)")
+            }
+            let large = ByteOrder.big.uint(try source.bytes(at: offset + 8, count: 8), at: 0, width: 8)
+            size = large > UInt64(end) ? end + 1 : Int(large)  // anything past `end` is rejected below
+            contentStart += 8
+        } else if size == 0 {
+            size = end - offset  // "extends to the end of the enclosing box or file"
+        }
+        guard size >= contentStart - offset else {
+            throw PhotoReadError("box '\(type)' at offset \(offset.hex) has invalid size \(size)")
+        }
+        guard size <= end - offset else {
+            throw PhotoReadError("box '\(type)' at offset \(offset.hex) (\(size) bytes) runs past the end of \(parent) (ends at \(end.hex))")
+        }
+        return Box(type: type, code: UInt32(ByteOrder.big.u32(header, at: 4)), contentStart: contentStart, end: offset + size)
     }
 
     /// A small index box's content, read whole so that it can be parsed with a cursor.

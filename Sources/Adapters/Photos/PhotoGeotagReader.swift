@@ -1,4 +1,4 @@
-/// Reads location, capture time and camera identity from a photo or an XMP sidecar.
+/// Reads location, capture time and camera identity from a photo, a video or an XMP sidecar.
 ///
 /// The format is decided from the file's first bytes, not its name, because photos are
 /// routinely misnamed (a PNG called .jpg, a HEIC renamed to .jpeg by a phone export).
@@ -46,6 +46,7 @@ public enum PhotoGeotagReader {
         case .heif: blocks = try ISOBMFFReader.blocks(in: bytes)
         case .tiff: blocks = MetadataBlocks(exif: bytes)
         case .xmp: blocks = MetadataBlocks(xmp: try sidecarPacket(in: bytes))
+        case .movie: return (try QuickTimeReader.metadata(in: bytes), format, file.bytesRead)
         }
         return (try blocks.metadata(), format)
     }
@@ -105,11 +106,13 @@ public enum PhotoGeotagReader {
             guard !brands.isEmpty else {
                 throw PhotoReadError("ISO-BMFF file is too short for its 'ftyp' box (truncated?)")
             }
-            guard ISOBMFFReader.isImage(brands: brands) else {
-                throw PhotoReadError("ISO-BMFF file with brands \(brands.joined(separator: ", ")) is not a HEIF/AVIF image")
+            if ISOBMFFReader.isImage(brands: brands) { return .heif }
+            guard QuickTimeReader.isMovie(brands: brands) else {
+                throw PhotoReadError("ISO-BMFF file with brands \(brands.joined(separator: ", ")) is neither a HEIF/AVIF image nor an MP4/QuickTime movie")
             }
-            return .heif
+            return .movie
         }
+        if QuickTimeReader.startsLikeMovie(head) { return .movie }
         let shown = head.prefix(8).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }
         throw PhotoReadError("not a recognised photo format (starts with \(shown.joined(separator: " ")))")
     }

@@ -1,6 +1,6 @@
 import IngestCore
 
-/// Turns a photo's metadata into a `photos` item (docs/node-api.md), or nil without GPS or time.
+/// Turns a photo's or a video's metadata into a `photos` item (docs/node-api.md), or nil without GPS or time.
 enum PhotoItem {
     /// The file's name and size go out but are not part of the version: a renamed copy is a duplicate, not an update.
     private static let unversioned: Set<String> = ["file"]
@@ -20,9 +20,10 @@ enum PhotoItem {
         fields.append(("file", .object(["name": .string(fileName), "size": .int(size)])))
         fields.append(("lat", .double(lat)))
         fields.append(("lon", .double(lon)))
+        if m.isVideo { fields.append(("media", .string("video"))) }
         fields.append(("taken_at", .string(taken.text)))
         if taken.floating { fields.append(("time_floating", .bool(true))) }
-        return Item(endpoint: .photos, key: key(m), sortedFields: fields, unversioned: unversioned)
+        return Item(endpoint: .photos, key: m.isVideo ? videoKey(m) : key(m), sortedFields: fields, unversioned: unversioned)
     }
 
     /// `taken_at`: local time with its recorded offset, else with the offset its UTC time implies
@@ -30,7 +31,7 @@ enum PhotoItem {
     /// unknown, which is said so (`time_floating`, node-api.md).
     static func takenAt(_ m: PhotoMetadata) -> (text: String, floating: Bool)? {
         if let dto = m.dateTimeOriginal, let offset = m.offset { return (stamp(dto, subSecond: m.subSecond, suffix: offset), false) }
-        let utc = m.gpsTimestampUTC ?? m.takenUTC
+        let utc = m.gpsTimestampUTC ?? m.takenUTC ?? m.createdUTC
         if let dto = m.dateTimeOriginal, let utc, let offset = CaptureOffset.inferred(local: dto, utc: utc) {
             return (stamp(dto, subSecond: m.subSecond, suffix: CivilCalendar.offsetText(offset)), false)
         }
@@ -59,6 +60,24 @@ enum PhotoItem {
             }
         }
         return "photo:" + Digest.sha256Hex(identity, length: 32)
+    }
+
+    /// A video's: its Live Photo content identifier where it has one (unique per capture), else
+    /// capture time + offset + camera + length + position. Never its path.
+    static func videoKey(_ m: PhotoMetadata) -> String {
+        var identity: [UInt8] = []
+        if let id = m.contentIdentifier {
+            identity = Array("cid|\(id)".utf8)
+        } else {
+            if let dto = m.dateTimeOriginal { dto.write(into: &identity) }
+            identity.append(UInt8(ascii: "|"))
+            if let utc = m.createdUTC { utc.write(into: &identity) }
+            for part in [m.subSecond, m.offset, m.make, m.model, m.durationMs.map(String.init), m.latitude.map(rounded6), m.longitude.map(rounded6)] {
+                identity.append(UInt8(ascii: "|"))
+                if let part { identity.append(contentsOf: part.utf8) }
+            }
+        }
+        return "video:" + Digest.sha256Hex(identity, length: 32)
     }
 
     static func rounded6(_ v: Double) -> String { String(Double(Int64((v * 1e6).rounded())) / 1e6) }

@@ -32,6 +32,15 @@ public struct PhotoMetadata: Sendable, Equatable {
     public var cameraSerial: String?
     /// EXIF Orientation (1–8): how the stored pixels must be turned to stand upright.
     public var orientation: Int?
+    /// True for a movie (MP4, MOV, M4V, 3GP) rather than a still photo.
+    public var isVideo = false
+    /// The Live Photo identifier shared by a still (Apple MakerNote 0x0011) and its short movie
+    /// (`com.apple.quicktime.content.identifier`).
+    public var contentIdentifier: String?
+    /// A movie's `mvhd` creation time, UTC by the spec (used when no keyed date with an offset is there).
+    public var createdUTC: LocalDateTime?
+    /// A movie's length in milliseconds, from `mvhd`: part of a movie's identity.
+    public var durationMs: Int?
 
     public init(
         latitude: Double? = nil,
@@ -84,6 +93,9 @@ public struct PhotoMetadata: Sendable, Equatable {
         merged.imageUniqueID = imageUniqueID ?? other.imageUniqueID
         merged.cameraSerial = cameraSerial ?? other.cameraSerial
         merged.orientation = orientation ?? other.orientation
+        merged.contentIdentifier = contentIdentifier ?? other.contentIdentifier
+        merged.createdUTC = createdUTC ?? other.createdUTC
+        merged.durationMs = durationMs ?? other.durationMs
         return merged
     }
 }
@@ -141,5 +153,5 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
 
 /// The container format, decided from the file's first bytes (`.xmp` sidecars by extension).
 public enum PhotoFormat: String, Sendable {
-    case jpeg, heif, png, tiff, webp, xmp
+    case jpeg, heif, png, tiff, webp, xmp, movie
 }

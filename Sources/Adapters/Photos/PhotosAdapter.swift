@@ -4,14 +4,14 @@ import IngestCore
 import Glibc
 #endif
 
-/// `Type=photos`: where and when each photo was taken, from EXIF/XMP geotags, never the image.
+/// `Type=photos`: where and when each photo or video was taken, from EXIF/XMP/QuickTime geotags, never the image.
 ///
 /// The anchor keeps, per file, its size, mtime and inode (and its sidecar's), plus the key it
 /// gave; an unchanged file is not opened again. The key comes from the photo's metadata, so a
 /// moved, renamed or copied photo is the same item.
 public struct PhotosAdapter: DeviceAdapter {
     public static let type = "photos"
-    public static let summary = "geotags (place, time, camera) of JPEG, HEIC/AVIF, PNG, TIFF/DNG/raw, WebP photos, .xmp sidecars and Google Photos Takeout (folder or zip)"
+    public static let summary = "geotags (place, time, camera) of JPEG, HEIC/AVIF, PNG, TIFF/DNG/raw, WebP photos, MP4/MOV/M4V/3GP videos (Live Photos as one), .xmp sidecars and Google Photos Takeout (folder or zip)"
     enum Key {
         static let path = ConfigKey("Path", repeated: .path, "a folder to scan recursively")
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
@@ -20,7 +20,8 @@ public struct PhotosAdapter: DeviceAdapter {
     public static let sampleConfig = String(decoding: PackageResources.photos_conf, as: UTF8.self)
 
     static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "avif", "hif", "png", "tif", "tiff", "dng",
-                                               "cr2", "nef", "nrw", "arw", "srw", "orf", "rw2", "pef", "webp"]
+                                               "cr2", "nef", "nrw", "arw", "srw", "orf", "rw2", "pef", "webp",
+                                               "mp4", "mov", "m4v", "3gp", "3g2", "qt"]
     /// Files per transaction: small enough that an interrupted scan loses little work (a
     /// tenth of a second of reading), large enough that fsyncs are not what a full scan waits on.
     static let chunkSize = 2000
@@ -90,6 +91,8 @@ public struct PhotosAdapter: DeviceAdapter {
         let before: FolderAnchor
         var after: FolderAnchor
         let toRead: [(entry: FolderWalker.Entry, sidecar: Sidecars?)]
+        /// Every file's sidecars, by the file's name: a Live Photo's movie not read now may have to be.
+        let sidecarsByName: [String: Sidecars]
         let outcomes: Task<[Outcome], Never>
 
         init(_ listing: PhotoFolder, sidecars: [Sidecars?], digest: String, stored: Data?) {
@@ -98,14 +101,17 @@ public struct PhotosAdapter: DeviceAdapter {
             after = FolderAnchor(digest: digest)
             after.records.reserveCapacity(listing.photos.count)
             var toRead: [(entry: FolderWalker.Entry, sidecar: Sidecars?)] = []
+            var sidecarsByName: [String: Sidecars] = [:]
             for (entry, sidecar) in zip(listing.photos, sidecars) {
-                if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? "") {
+                if let sidecar { sidecarsByName[entry.name] = sidecar }
+                if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? ""), old.pairing != nil {
                     after.records[entry.name] = old
                 } else {
                     toRead.append((entry, sidecar))
                 }
             }
             self.toRead = toRead
+            self.sidecarsByName = sidecarsByName
             outcomes = Task { [toRead, path] in await PhotosAdapter.read(toRead, in: path) }
         }
     }
@@ -115,14 +121,15 @@ public struct PhotosAdapter: DeviceAdapter {
     private func record(_ reading: Reading, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> Int {
         var after = reading.after
         var withoutGPS = 0
+        var read: [(name: String, item: Item?)] = []
         for (i, outcome) in await reading.outcomes.value.enumerated() {
             let (entry, sidecar) = reading.toRead[i]
-            var record = FolderAnchor.Record(stamp: entry.stamp, sidecar: sidecar?.stamp ?? "", key: nil)
             for warning in outcome.warnings { await sink.warn(warning) }
-            if let item = outcome.item { record.key = item.key; ledger.queue(item) }
             if outcome.withoutGPS { withoutGPS += 1 }
-            after.records[entry.name] = record
+            read.append((entry.name, outcome.item))
+            after.records[entry.name] = FolderAnchor.Record(stamp: entry.stamp, sidecar: sidecar?.stamp ?? "", key: outcome.item?.key, pairing: outcome.pairing)
         }
+        for item in await settleLivePhotos(&after, read: read, reading: reading, ledger: &ledger, sink: sink) { ledger.queue(item) }
         // The keys of photos gone from the folder (a photo read again is not compared with its old key).
         ledger.lose(reading.before.records.compactMap { name, old in after.records[name] == nil ? old.key.map { ItemKey(endpoint: .photos, key: $0) } : nil })
         ledger.write(reading.path, after.encoded, keys: after.itemKeys)
@@ -133,6 +140,8 @@ public struct PhotosAdapter: DeviceAdapter {
     /// What reading one photo gave.
     struct Outcome: Sendable {
         var item: Item?
+        /// What the file offers for Live Photo pairing; nil when it could not be read.
+        var pairing: LivePhoto.Facts?
         var withoutGPS = false
         var warnings: [String] = []
     }
@@ -174,6 +183,7 @@ public struct PhotosAdapter: DeviceAdapter {
                 catch { outcome.warnings.append("\(folder)/\(json): \(error.reason); the photo's own metadata is used") }
             }
             outcome.item = PhotoItem.make(meta, fileName: name, size: size)
+            outcome.pairing = LivePhoto.Facts(meta)
             outcome.withoutGPS = outcome.item == nil
         } catch {
             outcome.warnings.append("\(path): \(error.reason); skipped")

@@ -24,6 +24,13 @@ struct TIFFReader {
         return try reader.decode(ifd0: ifd0, exif: exif, gps: gps)
     }
 
+    /// A maker note's IFD: its own byte order, offsets counted from `source`'s start.
+    private init(source: any ByteSource, order: ByteOrder, firstIFD: Int) {
+        self.source = source
+        self.order = order
+        self.firstIFD = firstIFD
+    }
+
     private init(source: any ByteSource) throws(PhotoReadError) {
         guard source.count >= 8 else {
             throw PhotoReadError("TIFF header needs 8 bytes but \(source.name) has \(source.count)")
@@ -185,6 +192,7 @@ struct TIFFReader {
         metadata.offset = offsetOriginal ?? offsetFallback
         metadata.imageUniqueID = try string(0xA420, in: exif)
         metadata.cameraSerial = try string(0xA431, in: exif)
+        if metadata.make == "Apple" { metadata.contentIdentifier = appleContentIdentifier(exif) }
 
         let latitudeReference = Coordinates.reference(try string(1, in: gps))
         let longitudeReference = Coordinates.reference(try string(3, in: gps))
@@ -206,6 +214,20 @@ struct TIFFReader {
         }
         metadata.gpsTimestampUTC = DateTimeText.gpsTimestamp(dateStamp: try string(0x1D, in: gps), time: try numbers(7, in: gps))
         return metadata
+    }
+
+    /// The Live Photo identifier in an iPhone's MakerNote, tag 0x0011 (exiftool: MediaGroupUUID).
+    /// The note is "Apple iOS\0", a 16-bit version, "MM" or "II", then an IFD at byte 14 whose
+    /// offsets count from the note's start (exiftool's MakerNotes.pm). A damaged note only loses
+    /// the identifier: the photo's own tags stand.
+    private func appleContentIdentifier(_ exif: Directory) -> String? {
+        guard let entry = exif[0x927C], entry.type == 7 || entry.type == 1, let note = try? valueBytes(entry),
+              note.count > 16, note.starts(with: "Apple iOS\0".utf8) else { return nil }
+        let marker = note.dropFirst(12).prefix(2)
+        let order: ByteOrder = marker.elementsEqual("II".utf8) ? .little : .big
+        var reader = TIFFReader(source: MemoryBytes(storage: Array(note), name: "the Apple MakerNote"), order: order, firstIFD: 14)
+        guard let directory = try? reader.directory(at: 14, name: "the Apple MakerNote IFD") else { return nil }
+        return try? reader.string(0x0011, in: directory)
     }
 
     /// GPSAltitudeRef is a BYTE 1 for "below sea level"; some writers use the ASCII digit instead.

@@ -31,8 +31,11 @@ import Testing
         cases.append(Case(name: "empty.jpg", bytes: [], reason: "file is empty"))
         cases.append(Case(name: "notes.jpg", bytes: Array("hello, this is text\n".utf8), reason: "not a recognised photo format (starts with 68 65 6c 6c"))
         cases.append(Case(name: "tiny.jpg", bytes: [0xFF], reason: "not a recognised photo format"))
+        // An MP4's brands make it a movie, read as one whatever its name; this one has no movie header.
         cases.append(Case(name: "movie.heic", bytes: Containers.box("ftyp", Array("isom".utf8) + be32(0) + Array("isommp41".utf8)),
-                          reason: "brands isom, isom, mp41 is not a HEIF/AVIF image"))
+                          reason: "movie has no 'moov' box"))
+        cases.append(Case(name: "canon.heic", bytes: Containers.box("ftyp", Array("crx ".utf8) + be32(1) + Array("crx ".utf8)),
+                          reason: "brands crx , crx  is neither a HEIF/AVIF image nor an MP4/QuickTime movie"))
 
         // JPEG
         let jpeg = Containers.jpeg(exif: gpsTIFF.build())

@@ -29,9 +29,19 @@ struct PhotosConfigTests {
     @Test func folderAnchorsKeepTheirTextFormat() {
         var anchor = FolderAnchor(digest: "abc")
         anchor.records["b\tname.jpg"] = .init(stamp: FileStamp(size: 1234, mtime: -5, inode: UInt64.max), sidecar: "", key: nil)
-        anchor.records["a.jpg"] = .init(stamp: FileStamp(size: 0, mtime: 1_717_225_200_123_456_789, inode: 42), sidecar: "10:20", key: "photo:k")
+        anchor.records["a.jpg"] = .init(stamp: FileStamp(size: 0, mtime: 1_717_225_200_123_456_789, inode: 42), sidecar: "10:20", key: "photo:k",
+                                        pairing: LivePhoto.Facts(isVideo: false, contentIdentifier: "ID 1\t%", capture: (true, -1500)))
+        anchor.records["c.mov"] = .init(stamp: FileStamp(size: 1, mtime: 2, inode: 3), sidecar: "", key: nil,
+                                        pairing: LivePhoto.Facts(isVideo: true, contentIdentifier: nil, capture: nil))
         #expect(String(decoding: anchor.encoded, as: UTF8.self)
-                == "v1 abc\na.jpg\t0\t1717225200123456789\t42\t10:20\tphoto:k\nb%09name.jpg\t1234\t-5\t18446744073709551615\t-\t-\n")
+                == "v1 abc\na.jpg\t0\t1717225200123456789\t42\t10:20\tphoto:k\tsu-1500 ID 1%09%25\nb%09name.jpg\t1234\t-5\t18446744073709551615\t-\t-\t-\n"
+                   + "c.mov\t1\t2\t3\t-\t-\tv- \n")
         #expect(FolderAnchor(anchor.encoded)?.records == anchor.records)
+    }
+
+    /// A record written before videos were read has no pairing facts: its file is read again when its folder changes.
+    @Test func folderAnchorsOfTheEarlierLayoutStillDecode() {
+        let old = FolderAnchor(Data("v1 abc\na.jpg\t0\t17\t42\t-\tphoto:k\n".utf8))
+        #expect(old?.records["a.jpg"] == .init(stamp: FileStamp(size: 0, mtime: 17, inode: 42), sidecar: "", key: "photo:k", pairing: nil))
     }
 }
