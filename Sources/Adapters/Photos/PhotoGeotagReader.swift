@@ -46,7 +46,7 @@ public enum PhotoGeotagReader {
         case .heif: blocks = try ISOBMFFReader.blocks(in: bytes)
         case .tiff: blocks = MetadataBlocks(exif: bytes)
         case .xmp: blocks = MetadataBlocks(xmp: try sidecarPacket(in: bytes))
-        case .movie: return (try QuickTimeReader.metadata(in: bytes), format, file.bytesRead)
+        case .movie: return (try QuickTimeReader.metadata(in: bytes), format)
         }
         return (try blocks.metadata(), format)
     }
