@@ -92,7 +92,7 @@ def main():
                 sys.stdout.write(text)
                 sys.stdout.flush()
                 if counts is None or code != 0:
-                    totals["broken"].append(f"{name} (exit {code})")
+                    totals["broken"].append((name, code))
                 if counts:
                     run, issues = counts
                     totals["passed"] += run if issues == 0 else 0
@@ -107,8 +107,8 @@ def main():
         with open(a.times, "w") as f:
             for name, secs in sorted(times.items(), key=lambda x: -x[1]):
                 f.write(f"{name} {secs:.0f}\n")
-    for name in totals["broken"]:
-        print(f"run-suites: {name} failed; its log is {os.path.join(a.log, name + '.log')}")
+    for name, code in totals["broken"]:
+        print(f"run-suites: {name} failed (exit {code}); its log is {os.path.join(a.log, name + '.log')}")
     print(f"{totals['passed']} passed, {totals['failed'] + len(totals['broken']) * (totals['failed'] == 0)} failed")
     sys.exit(1 if totals["failed"] or totals["broken"] else 0)
 

@@ -19,9 +19,9 @@ public struct PhotosAdapter: DeviceAdapter {
     public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude]
     public static let sampleConfig = String(decoding: PackageResources.photos_conf, as: UTF8.self)
 
-    static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "avif", "hif", "png", "tif", "tiff", "dng",
-                                               "cr2", "nef", "nrw", "arw", "srw", "orf", "rw2", "pef", "webp",
-                                               "mp4", "mov", "m4v", "3gp", "3g2", "qt"]
+    static let movieExtensions: Set<String> = ["mp4", "mov", "m4v", "3gp", "3g2", "qt"]
+    static let photoExtensions: Set<String> = movieExtensions.union(["jpg", "jpeg", "jpe", "heic", "heif", "avif", "hif", "png", "tif",
+                                                                     "tiff", "dng", "cr2", "nef", "nrw", "arw", "srw", "orf", "rw2", "pef", "webp"])
     /// Files per transaction: small enough that an interrupted scan loses little work (a
     /// tenth of a second of reading), large enough that fsyncs are not what a full scan waits on.
     static let chunkSize = 2000
@@ -102,9 +102,13 @@ public struct PhotosAdapter: DeviceAdapter {
             after.records.reserveCapacity(listing.photos.count)
             var toRead: [(entry: FolderWalker.Entry, sidecar: Sidecars?)] = []
             var sidecarsByName: [String: Sidecars] = [:]
+            // A record from before Live Photos has no pairing facts; they matter only beside a movie,
+            // so a folder of stills keeps such records without opening a file again.
+            let pairingMatters = listing.photos.contains { PhotosAdapter.isMovie($0.name) }
             for (entry, sidecar) in zip(listing.photos, sidecars) {
                 if let sidecar { sidecarsByName[entry.name] = sidecar }
-                if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? ""), old.pairing != nil {
+                if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? ""),
+                   old.pairing != nil || !pairingMatters {
                     after.records[entry.name] = old
                 } else {
                     toRead.append((entry, sidecar))
@@ -192,6 +196,12 @@ public struct PhotosAdapter: DeviceAdapter {
     }
 
     /// By extension, on the UTF-8 bytes: it runs for every file of every re-scan.
+    /// A movie by its name's extension (a Live Photo's pairing is looked for only beside one).
+    static func isMovie(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: ".") else { return false }
+        return movieExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
     static func isPhoto(_ name: String) -> Bool {
         var ext: [UInt8] = []
         for byte in name.utf8.reversed() {
