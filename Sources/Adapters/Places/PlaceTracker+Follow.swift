@@ -26,25 +26,19 @@ extension PlaceTracker {
             stop()
             throw error
         }
-        items = []
+        var pending = PendingFixes(items: [])
         let clock = ContinuousClock()
-        var lastCommit = clock.now, lastSummary = clock.now
+        var lastSummary = clock.now
         await withTaskCancellationHandler {
             for await event in events {
                 switch event {
-                case .fix(let fix): items += tracker.add(fix, now: Date().timeIntervalSince1970)
+                case .fix(let fix): pending.items += tracker.add(fix, now: Date().timeIntervalSince1970)
                 case .notice(let line): Log.info(line)
                 case .problem(let line): await sink.warn(line)
                 case .pause: break
                 }
-                // Items go out with the fixes that made them at once; fixes alone once a second or
-                // when the source pauses, so a crash loses at most a second of them.
-                let due = clock.now - lastCommit >= .seconds(1) || { if case .pause = event { true } else { false } }()
-                if !items.isEmpty || (tracker.hasUncommittedFixes && due) {
-                    do { try await sink.commit(latestPerKey(items), anchor: tracker.takeChanges()) } catch { await sink.warn("could not store fixes: \(error)") }
-                    items = []
-                    lastCommit = clock.now
-                }
+                let paused = { if case .pause = event { true } else { false } }()
+                await pending.commitIfDue(&tracker, into: sink, paused: paused, now: clock.now)
                 if clock.now - lastSummary >= .seconds(60), let summary = tracker.takeRejectionSummary() {
                     await sink.warn(summary)
                     lastSummary = clock.now
@@ -54,6 +48,55 @@ extension PlaceTracker {
             stop()
         }
         if let summary = tracker.takeRejectionSummary() { await sink.warn(summary) }
-        try await sink.commit(latestPerKey(items), anchor: tracker.takeChanges())
+        try await pending.commitAll(&tracker, into: sink)
     }
+}
+
+/// The items and fixes a follower holds until a commit stores them. A commit that fails (a full
+/// disk, a locked store) loses nothing: the items stay, the tracker keeps its changes, and the
+/// commit is tried again a little later with whatever came meanwhile; one warning per outage.
+struct PendingFixes {
+    var items: [Item]
+    private var lastCommit = ContinuousClock.now
+    private var retryAt: ContinuousClock.Instant?
+    /// How long a failed commit waits before the next try.
+    static let retryDelay = Duration.seconds(5)
+
+    init(items: [Item]) { self.items = items }
+
+    /// Items go out with the fixes that made them at once; fixes alone once a second or when the
+    /// source pauses, so a crash loses at most a second of them.
+    mutating func commitIfDue(_ tracker: inout PlaceTracker, into sink: some ItemSink, paused: Bool,
+                              now: ContinuousClock.Instant) async {
+        let due = now - lastCommit >= .seconds(1) || paused
+        guard !items.isEmpty || (tracker.hasUncommittedFixes && due) else { return }
+        if let retryAt, now < retryAt { return }
+        do {
+            try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.pendingChanges())
+            tracker.markCommitted()
+            items = []
+            if retryAt != nil { Log.notice("fixes are stored again") }
+            retryAt = nil
+        } catch {
+            if retryAt == nil { await sink.warn("could not store fixes: \(error); they are kept and stored again in \(Self.retryDelay)") }
+            retryAt = now + Self.retryDelay
+        }
+        lastCommit = now
+    }
+
+    /// The last commit, when following ends: tried a few times before the error is thrown, so a
+    /// store that is busy for a moment still gets what is held.
+    mutating func commitAll(_ tracker: inout PlaceTracker, into sink: some ItemSink) async throws {
+        for attempt in 1...Self.finalAttempts {
+            do {
+                try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.pendingChanges())
+                tracker.markCommitted()
+                items = []
+                return
+            } catch where attempt < Self.finalAttempts {
+                try? await Task.sleep(for: .milliseconds(200))   // returns at once once cancelled
+            }
+        }
+    }
+    static let finalAttempts = 5
 }

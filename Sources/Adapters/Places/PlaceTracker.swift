@@ -102,6 +102,14 @@ struct PlaceTracker {
 
     /// What to commit with the items just returned: the state, the growing chunk, the pruning.
     mutating func takeChanges() -> AnchorChanges {
+        defer { markCommitted() }
+        return pendingChanges()
+    }
+
+    /// What a commit must store now: the saved state, every journal chunk not yet stored, and the
+    /// pruning due. Nothing is forgotten until ``markCommitted()``, so a commit that fails can be
+    /// made again, with whatever came since, and no fix is lost.
+    func pendingChanges() -> AnchorChanges {
         var changes = AnchorChanges()
         if let resume = detector.resumePoint {
             changes.updates["state"] = SavedState(resume: resume.time, startsTrip: resume.startsTrip, processedUntil: processedUntil).encoded
@@ -109,10 +117,14 @@ struct PlaceTracker {
         changes.records = finishedChunks.map(\.record)
         if chunkDirty, let chunk { changes.records.append(chunk.record) }
         if let pruneBefore { changes.cutoffs = [JournalEntry.cutoff(before: pruneBefore)] }
+        return changes
+    }
+
+    /// The changes of ``pendingChanges()`` are stored.
+    mutating func markCommitted() {
         finishedChunks = []
         chunkDirty = false
         pruneBefore = nil
-        return changes
     }
 
     var hasUncommittedFixes: Bool { chunkDirty }

@@ -46,4 +46,43 @@ struct PlaceTrackerTests {
                 "home and café closed, the office still open; no open state of a closed visit")
         #expect(sent.filter { $0.endpoint == .motion }.count == 2)
     }
+
+    @Test func aFollowerWhoseCommitsFailKeepsEveryFixAndStoresThemOnceItCan() async throws {
+        let fixes = ScriptedDay.fixes()
+        let events = AsyncStream<FixSourceEvent> { continuation in
+            for fix in fixes { continuation.yield(.fix(fix)) }
+            continuation.finish()
+        }
+        let sink = RefusingSink(refusals: 3, after: 1)   // the restore's commit passes, the next three fail
+        try await PlaceTracker.follow(events, from: Anchor(), settings: .init(), into: sink, stop: {})
+        let journaled = try JournalEntry.read(sink.collecting.records, since: -.infinity).flatMap { Fix.unpack($0.data) }
+        #expect(sink.refused == 3)
+        #expect(journaled == fixes, "no fix is dropped when a commit fails")
+        #expect(Set(sink.collecting.items.filter { $0.endpoint == .location }.map(\.key)).count == 3)
+        #expect(sink.collecting.items.filter { $0.endpoint == .motion }.count == 2)
+        #expect(sink.collecting.warnings.filter { $0.hasPrefix("could not store fixes") }.count == 1, "one warning per outage")
+    }
+}
+
+/// A sink whose commits fail for a while, as a full disk or a locked store makes them.
+final class RefusingSink: ItemSink {
+    let collecting = CollectingSink()
+    private let passing: Locked<Int>
+    private let left: Locked<Int>
+    private let count = Locked(0)
+    init(refusals: Int, after passes: Int) { left = Locked(refusals); passing = Locked(passes) }
+    var refused: Int { count.withLock { $0 } }
+    var records: AdapterRecords { collecting.records }
+
+    func commit(_ items: [Item], anchor changes: AnchorChanges) async throws {
+        let passes = passing.withLock { n in n > 0 ? { n -= 1; return true }() : false }
+        let refuse = !passes && left.withLock { n in n > 0 ? { n -= 1; return true }() : false }
+        if refuse {
+            count.withLock { $0 += 1 }
+            throw StoreError.misuse("refused on purpose")
+        }
+        try await collecting.commit(items, anchor: changes)
+    }
+    func warn(_ message: String) async { await collecting.warn(message) }
+    func progress(examined: Int, total: Int?) async {}
 }
