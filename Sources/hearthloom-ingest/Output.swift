@@ -65,7 +65,7 @@ enum Output {
             }
             out += table(rows)
         }
-        out += "\nOutbox:   " + counts(r.outbox, empty: "empty") + "\n"
+        out += "\nOutbox:   " + counts(r.outbox, empty: "empty") + queueLimit(r) + "\n"
         for (e, note) in r.notes.sorted(by: { $0.key < $1.key }) { out += "          \(e.rawValue): \(note)\n" }
         out += "Dead letters: " + counts(r.deadLetters, empty: "none") + "\n"
         for d in r.recentDeadLetters { out += "          \(d.endpoint) \(d.key.prefix(60)): \(d.error)\n" }
@@ -75,6 +75,14 @@ enum Output {
                 : holdings.map { "\($0.endpoint) \($0.live)" + ($0.deleted > 0 ? " (+\($0.deleted) deleted)" : "") }.joined(separator: ", ") + "\n"
         }
         return out
+    }
+
+    /// ` (1 MiB of MaxQueue=1 GiB)`, and a warning from three quarters of `MaxQueue=` on.
+    static func queueLimit(_ r: StatusReport) -> String {
+        guard !r.outbox.isEmpty else { return "" }
+        let held = "\(OutboxFull.text(r.outboxBytes)) of MaxQueue=\(r.maxQueue == Int64.max ? "infinity" : OutboxFull.text(r.maxQueue))"
+        return OutboxBudget.isNearlyFull(held: r.outboxBytes, limit: r.maxQueue)
+            ? "; nearly full (\(held)): file adapters stop before passing it until the node takes what is queued" : " (\(held))"
     }
 
     static func counts(_ m: [Endpoint: Int], empty: String) -> String { m.summary(empty: empty) }

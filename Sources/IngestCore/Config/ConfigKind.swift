@@ -49,6 +49,14 @@ extension ConfigKind where Value == Int {
     }
 }
 
+extension ConfigKind where Value == Int64 {
+    /// Bytes, from systemd-style text (see `ConfigSection.parseSize`).
+    public static var size: Self {
+        Self(name: "size", parse: { text, _ in ConfigSection.parseSize(text) },
+             refusal: { text in "expected a size such as 512M, 1G or infinity, found \(text)" })
+    }
+}
+
 extension ConfigKind where Value == Double {
     public static var number: Self {
         Self(name: "number", parse: { text, _ in Double(text) }, refusal: { text in "expected a number, found \(text)" })

@@ -56,6 +56,18 @@ public struct ConfigSection: Sendable {
     }
 
     /// systemd-style durations in seconds: `90`, `90s`, `5min`, `2h`, `1d`, `1h 30min`, `500ms`.
+    /// Bytes from systemd-style text: `1073741824`, `512K`, `800M`, `1G`, `2T` (powers of 1024),
+    /// or `infinity` for no limit.
+    public static func parseSize(_ s: String) -> Int64? {
+        if s == "infinity" { return Int64.max }
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(s), factor: Int64 = 1
+        if let last = s.last, let f = units[last] { digits = s.dropLast(); factor = f }
+        guard let n = Int64(digits), n > 0 else { return nil }
+        let (bytes, overflow) = n.multipliedReportingOverflow(by: factor)
+        return overflow ? nil : bytes
+    }
+
     public static func parseDuration(_ s: String) -> Double? {
         let units: [(String, Double)] = [("ms", 0.001), ("sec", 1), ("s", 1), ("min", 60), ("m", 60),
                                          ("hours", 3600), ("hour", 3600), ("h", 3600), ("days", 86400), ("day", 86400), ("d", 86400),

@@ -15,8 +15,10 @@ public struct NodeConfig: Sendable {
                                                  "where `pair` keeps the token and capture key: files (0600), or the desktop keyring (Secret Service)")
         public static let maxWait = ConfigKey("MaxWait", .duration, default: "60s",
                                               "how long one run waits for a busy or failing node before it stops and keeps the items")
+        public static let maxQueue = ConfigKey("MaxQueue", .size, default: "1G",
+                                               "how much the outbox may hold for a node that is away; over it, file adapters stop before queuing more and go on later from where they stopped (captures and live fixes are always kept)")
     }
-    public static let keys: [any ConfigKeyProtocol] = [Key.url, Key.tokenFile, Key.captureKeyFile, Key.tokenStore, Key.caFile, Key.header, Key.maxWait]
+    public static let keys: [any ConfigKeyProtocol] = [Key.url, Key.tokenFile, Key.captureKeyFile, Key.tokenStore, Key.caFile, Key.header, Key.maxWait, Key.maxQueue]
 
     public var file: String
     public var url: NodeURL?
@@ -27,12 +29,15 @@ public struct NodeConfig: Sendable {
     public var caFile: String?
     public var headers: [(name: String, value: Secret)]
     public var maxWait: Double
+    /// Bytes of item bodies the outbox may hold before file adapters stop queuing (``OutboxBudget``).
+    public var maxQueue: Int64
 
     /// Loads `node.conf`; a missing file gives the defaults (embedded local node).
     public static func load(_ paths: Paths) throws(ConfigError) -> NodeConfig {
         let file = paths.nodeConf
         var config = NodeConfig(file: file, url: nil, tokenFile: paths.defaultTokenFile,
-                                captureKeyFile: paths.defaultCaptureKeyFile, usesKeyring: false, caFile: nil, headers: [], maxWait: Key.maxWait.defaultValue)
+                                captureKeyFile: paths.defaultCaptureKeyFile, usesKeyring: false, caFile: nil, headers: [], maxWait: Key.maxWait.defaultValue,
+                                maxQueue: Key.maxQueue.defaultValue)
         guard FileSystem.exists(file) else { return config }
         let ini = try INIFile.load(path: file)
         if let stray = ini.entries.first(where: { $0.section != "Node" }) {
@@ -48,6 +53,7 @@ public struct NodeConfig: Sendable {
         config.caFile = section[Key.caFile]
         if let ca = config.caFile, !FileSystem.exists(ca) { throw section.error(Key.caFile.name, "\(ca) does not exist") }
         config.maxWait = section[Key.maxWait]
+        config.maxQueue = section[Key.maxQueue]
         for header in section[Key.header] {
             let parts = header.split(separator: ":", maxSplits: 1)
             let name = parts.first.map { String($0).trimmingSpacesAndTabs } ?? ""

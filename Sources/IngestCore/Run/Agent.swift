@@ -97,9 +97,12 @@ public struct Agent: Sendable {
     public func scan(_ configs: [AdapterConfig], into target: ScanTarget) async -> [ScanResult] {
         var results: [ScanResult] = []
         var ends: [StateStore.ScanEnd] = []
+        let budget = outboxBudget(for: target)
+        var stopped: [String] = []
         for config in configs {
             var result = ScanResult(adapter: config.name, type: config.type, queued: 0, warnings: 0)
             do {
+                if let budget, budget.isFull { throw OutboxFull(held: budget.bytesHeld, limit: budget.limit) }
                 let adapter = try registry.make(config)
                 // A live adapter that `watch` follows is its to update; a timer run leaves it be.
                 var liveLock: FileLock?
@@ -108,17 +111,23 @@ public struct Agent: Sendable {
                     if liveLock == nil { Log.info("\(config.name): followed live by watch; not scanned"); results.append(result); continue }
                 }
                 defer { withExtendedLifetime(liveLock) {} }
-                let sink = self.sink(for: config, adapter: adapter, into: target)
+                let sink = self.sink(for: config, adapter: adapter, into: target, budget: budget)
                 defer { sink.progressLine.finish() }
                 try await adapter.scan(since: try target.store.anchor(for: config.name), into: sink)
                 result.queued = sink.queued.load(ordering: .relaxed)
                 result.warnings = sink.warnings.load(ordering: .relaxed)
+            } catch let full as OutboxFull {
+                result.error = full.description + "; stopped before queuing more"
+                stopped.append(config.name)
             } catch {
                 result.error = error.message
                 Log.error("\(config.name): \(error.message)")
             }
             ends.append(StateStore.ScanEnd(adapter: config.name, type: config.type, error: result.error))
             results.append(result)
+        }
+        if let budget, !stopped.isEmpty {
+            Log.error("\(OutboxFull(held: budget.bytesHeld, limit: budget.limit)): \(stopped.joined(separator: ", ")) stopped before queuing more; they go on from where they stopped once the node has taken what is queued")
         }
         // One transaction for every adapter's scan record (see `recordScans`).
         if case .queue(let store, _, _) = target {
@@ -127,8 +136,19 @@ public struct Agent: Sendable {
         return results
     }
 
-    func sink(for config: AdapterConfig, adapter: any DeviceAdapter, into target: ScanTarget) -> ScanSink {
-        ScanSink(target, adapter: config.name, source: type(of: adapter).source, space: registry.recordSpace(of: config))
+    func sink(for config: AdapterConfig, adapter: any DeviceAdapter, into target: ScanTarget, budget: OutboxBudget? = nil) -> ScanSink {
+        ScanSink(target, adapter: config.name, source: type(of: adapter).source, space: registry.recordSpace(of: config), budget: budget)
+    }
+
+    /// `MaxQueue=` against what the outbox holds now, for a pass that queues (not a dry run).
+    func outboxBudget(for target: ScanTarget) -> OutboxBudget? {
+        guard case .queue(let store, _, _) = target else { return nil }
+        let limit = (try? nodeConfig().maxQueue) ?? NodeConfig.Key.maxQueue.defaultValue
+        guard limit < Int64.max else { return nil }
+        do { return try OutboxBudget(limit: limit, measure: { () throws(StoreError) -> Int64 in try store.outboxBytes() }) } catch {
+            Log.error("cannot measure the outbox in \(store.path): \(error.message)")
+            return nil
+        }
     }
 
     /// `run`: scans `configs` and sends what they queue through `gate` while the scan goes on, so
@@ -138,8 +158,11 @@ public struct Agent: Sendable {
     public func scanAndSend(_ configs: [AdapterConfig], store: StateStore, gate: IngestGate, policy: DrainPolicy) async -> ([ScanResult], DrainReport) {
         let wakeup = Wakeup()
         let scanned = Atomic<Bool>(false)
+        // An outbox over MaxQueue= is sent first, so the scans find room if the node takes it.
+        let first = outboxBudget(for: .queue(store))?.isFull == true ? await gate.drain(policy) : nil
         let sender = Task {
-            var report = DrainReport()
+            var report = first ?? DrainReport()
+            if report.stop != nil || report.lockedElsewhere { return report }
             while true {
                 let last = scanned.load(ordering: .acquiring)
                 report.merge(await gate.drain(policy))

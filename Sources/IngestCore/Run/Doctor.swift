@@ -36,7 +36,7 @@ extension Agent {
             let credentials = credentialChecks(node, &report.checks)
             report.checks.append(nodeCheck(node, credentials))
         }
-        report.checks += stateChecks()
+        report.checks += stateChecks(maxQueue: node?.maxQueue ?? NodeConfig.Key.maxQueue.defaultValue)
         for config in adapters where config.enabled {
             let subject = "adapter \(config.name)"
             do {
@@ -140,7 +140,7 @@ extension Agent {
     }
 
     /// `PRAGMA quick_check` of the state database, then its outbox and dead letters.
-    private func stateChecks() -> [DoctorCheck] {
+    private func stateChecks(maxQueue: Int64) -> [DoctorCheck] {
         let file = paths.stateDatabase
         let damaged = { (why: String) in
             DoctorCheck.fail("state database", "\(file) is damaged: \(why)",
@@ -156,6 +156,11 @@ extension Agent {
             guard problems.isEmpty else { return [damaged(problems.prefix(3).joined(separator: "; "))] }
             let outbox = try store.outboxDepth(), dead = try store.deadLetterCounts()
             var checks: [DoctorCheck] = [.ok("state database", "\(file) passes quick_check; outbox: " + outbox.summary(empty: "empty"))]
+            let held = try store.outboxBytes()
+            if OutboxBudget.isNearlyFull(held: held, limit: maxQueue) {
+                checks.append(.warn("outbox", "nearly full: it holds \(OutboxFull.text(held)) of MaxQueue=\(OutboxFull.text(maxQueue)), and file adapters stop before passing it",
+                                    fix: "let the node take it (`hearthloom-ingest status` says why it does not), or raise MaxQueue= in node.conf"))
+            }
             if !dead.isEmpty {
                 checks.append(.warn("dead letters", dead.summary(empty: "") + " (items the node refused)",
                                     fix: "`hearthloom-ingest status` shows why; correct the source, then `hearthloom-ingest resync NAME`"))

@@ -29,9 +29,11 @@ final class ScanSink: ItemSink {
     let queued = Atomic<Int>(0)
     let warnings = Atomic<Int>(0)
     let progressLine: ProgressLine
+    /// `MaxQueue=` for the commits this sink queues; nil where nothing limits them (live following).
+    private let budget: OutboxBudget?
 
-    init(_ target: ScanTarget, adapter: String, source: String, space: String?) {
-        self.target = target; self.adapter = adapter; self.source = source; self.space = space
+    init(_ target: ScanTarget, adapter: String, source: String, space: String?, budget: OutboxBudget? = nil) {
+        self.target = target; self.adapter = adapter; self.source = source; self.space = space; self.budget = budget
         records = AdapterRecords(store: target.store, space: space)
         progressLine = ProgressLine("scanning \(adapter)")
     }
@@ -43,6 +45,7 @@ final class ScanSink: ItemSink {
                 queued.add(items.count, ordering: .relaxed)
                 return
             }
+            if let budget, !items.isEmpty { try budget.take(items.reduce(0) { $0 + Int64($1.json.count) }) }
             let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor, space: space)
             queued.add(changed, ordering: .relaxed)
             if changed > 0 { onCommit() }

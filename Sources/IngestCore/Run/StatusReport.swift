@@ -21,6 +21,9 @@ public struct StatusReport: Sendable {
     public var device: String
     public var adapters: [AdapterRow] = []
     public var outbox: [Endpoint: Int] = [:]
+    /// Bytes of item bodies queued, and `MaxQueue=` (node.conf).
+    public var outboxBytes: Int64 = 0
+    public var maxQueue: Int64 = NodeConfig.Key.maxQueue.defaultValue
     public var deadLetters: [Endpoint: Int] = [:]
     public var recentDeadLetters: [StateStore.DeadLetter] = []
     public var notes: [Endpoint: String] = [:]
@@ -37,7 +40,8 @@ public struct StatusReport: Sendable {
                          "last_synced": date(a.lastSynced), "last_scan": date(a.lastScan), "synced_count": .int(a.syncedCount),
                          "queued": .int(a.queued), "last_error": JSONValue(a.configError ?? a.lastError), "anchor_entries": .int(a.anchorEntries)])
             }),
-            "outbox": counts(outbox), "dead_letters": counts(deadLetters),
+            "outbox": counts(outbox), "outbox_bytes": .int(outboxBytes), "max_queue_bytes": .int(maxQueue),
+            "dead_letters": counts(deadLetters),
             "notes": .object(Dictionary(uniqueKeysWithValues: notes.map { ($0.key.rawValue, JSONValue.string($0.value)) })),
             "retry_not_before": date(retryNotBefore),
         ]
@@ -68,6 +72,7 @@ extension Agent {
                                   paired: node.url != nil,
                                   captureKey: hasCaptureKey(node),
                                   device: DeviceIdentity.current(store: nil).actor)
+        report.maxQueue = node.maxQueue
         var configs: [AdapterConfig] = []
         var configErrors: [String: String] = [:]
         // A broken adapter file should not hide the rest of the status: show it in its row.
@@ -92,6 +97,7 @@ extension Agent {
             }
             if let store {
                 report.outbox = try store.outboxDepth()
+                report.outboxBytes = try store.outboxBytes()
                 report.deadLetters = try store.deadLetterCounts()
                 report.recentDeadLetters = try store.recentDeadLetters(limit: 5)
                 report.notes = try store.endpointNotes()

@@ -89,6 +89,11 @@ extension StateStore {
         try countByEndpoint("SELECT l.endpoint, count(*) FROM outbox o JOIN lanes l ON l.id = o.lane GROUP BY l.endpoint")
     }
 
+    /// Bytes of item bodies in the outbox (what ``OutboxBudget`` holds against `MaxQueue=`).
+    public func outboxBytes() throws(StoreError) -> Int64 {
+        try read { (c) throws(SQLiteError) -> Int64 in try c.scalar("SELECT coalesce(sum(length(body)), 0) FROM outbox") }
+    }
+
     public func deadLetterCounts() throws(StoreError) -> [Endpoint: Int] {
         try countByEndpoint("SELECT endpoint, count(*) FROM dead_letters GROUP BY endpoint")
     }
