@@ -1,6 +1,16 @@
 import FoundationEssentials
 
 extension StateStore {
+    /// Refuses a store of a newer schema before SQLite opens it (which, in WAL mode, would already
+    /// make files beside it): the version is `PRAGMA user_version`, bytes 60–63 of the header.
+    /// An older binary must never write into a layout it does not know.
+    static func refuseNewerSchema(_ path: String) throws(StoreError) {
+        guard let header = try? FileSystem.readBytes(path, limit: 100), header.count == 100,
+              header.starts(with: Array("SQLite format 3\u{0}".utf8)) else { return }
+        let found = header[60..<64].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        if found > schemaVersion { throw .newerSchema(path: path, found: found, known: schemaVersion) }
+    }
+
     static func migrate(_ db: SQLiteDatabase) throws(SQLiteError) {
         // The common case, an existing store, must not take the write lock just to look.
         guard try db.withConnection({ (c) throws(SQLiteError) -> Int64 in try c.scalar("PRAGMA user_version") }) < StateStore.schemaVersion else { return }

@@ -43,6 +43,7 @@ public final class StateStore: Sendable {
     /// Opens the store, creating the state directory (0700) and the schema when needed.
     public init(paths: Paths) throws(StoreError) {
         do { try FileSystem.ensureDirectory(paths.stateDir) } catch { throw StoreError.fileSystem(error) }
+        try StateStore.refuseNewerSchema(paths.stateDatabase)
         do {
             // A new store is made whole in one go; the checks below then find it current.
             try SQLiteDatabase.createIfAbsent(paths.stateDatabase) { (scratch) throws(SQLiteError) in
@@ -84,6 +85,7 @@ public final class StateStore: Sendable {
     /// Opens an existing store read-only (for `--dry-run` and `status`); nil when there is none yet.
     public init?(readOnlyAt paths: Paths) throws(StoreError) {
         guard FileSystem.exists(paths.stateDatabase) else { return nil }
+        try StateStore.refuseNewerSchema(paths.stateDatabase)
         do {
             db = try SQLiteDatabase(path: paths.stateDatabase, readOnly: true)
             _ = try db.withConnection { (c) throws(SQLiteError) in try c.scalar("SELECT count(*) FROM sqlite_master") }
@@ -108,12 +110,16 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case fileSystem(FileSystemError)
     /// An adapter used the store against its own declaration (records without a ``RecordScope``).
     case misuse(String)
+    /// The store was written by a newer agent, whose schema this one does not know.
+    case newerSchema(path: String, found: Int64, known: Int64)
 
     public var description: String {
         switch self {
         case .sqlite(let e): e.description
         case .fileSystem(let e): e.description
         case .misuse(let message): message
+        case .newerSchema(let path, let found, let known):
+            "\(path) was written by a newer hearthloom-ingest (state schema \(found); this \(AgentVersion.string) knows up to \(known)): install that version or a later one; nothing was changed"
         }
     }
 }
