@@ -88,7 +88,9 @@ sanitize: deps
 	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/tsan/debug/hearthloom-ingest $(SAN_ENV) $(RUN_SUITES) --log .build/tsan-logs \
 		--filter '$(TSAN_SUITES)' -- $(SWIFT) test --skip-build --scratch-path .build/tsan --sanitize=thread 2>&1 | tee .build/tsan.log
 # Any report fails the run: UBSan would otherwise only print, and a child's report must fail the test that ran it.
-SAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+# The sanitizer prints the stack; Swift's own backtracer is off, as it can outlive an aborted child and
+# hold the test's pipes open.
+SAN_ENV = SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 # Each integration suite, and each module's unit suites together, is one `swift test` process;
 # TEST_WORKERS of them run at once (the suites mostly wait on child processes). It ends with one
 # `N passed, N failed` line over them all.

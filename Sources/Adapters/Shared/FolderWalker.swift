@@ -58,7 +58,7 @@ struct FolderWalker {
         var listing = Listing(path: folder)
         var subfolders: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+            let name = FileSystem.entryName(entry)
             if name.hasPrefix(".") { continue }      // hidden files and folders, and . and ..
             let type = entry.pointee.d_type
             // Only what could matter gets a stat: folders, links and accepted files.

@@ -17,6 +17,14 @@ public struct FileSystemError: Error, Sendable, CustomStringConvertible {
 
 /// The few file operations the agent needs, with errors that name the path.
 public enum FileSystem {
+    /// The name of a `readdir` entry, read where it lies. A `dirent` record is only as long as
+    /// its name (`d_reclen`), so copying the struct's 256-byte `d_name` reads past the last
+    /// record of the buffer.
+    public static func entryName(_ entry: UnsafePointer<dirent>) -> String {
+        let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
+    }
+
     /// `~` and `$HOME` at the start of a path become the home directory; `$VAR/…` takes the
     /// environment value (for `$CREDENTIALS_DIRECTORY/hearthloom.token` under systemd).
     public static func expandPath(_ path: String) -> String {

@@ -70,7 +70,7 @@ public final class FolderMonitor: Sendable {
         defer { closedir(dir) }
         var found: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+            let name = FileSystem.entryName(entry)
             guard !name.hasPrefix(".") else { continue }
             let full = path + "/" + name
             if entry.pointee.d_type == DT_DIR || (entry.pointee.d_type == DT_UNKNOWN || entry.pointee.d_type == DT_LNK) && FileSystem.isDirectory(full) {
