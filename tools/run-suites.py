@@ -65,6 +65,7 @@ def main():
     ap.add_argument("--workers", type=int, default=3)
     ap.add_argument("--log", required=True)
     ap.add_argument("--filter", default="")
+    ap.add_argument("--job-limit", type=int, default=1200, help="seconds a job may run before it is stopped as hung")
     ap.add_argument("--times", help="write each job's seconds here (the format of suite-seconds.txt)")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -88,7 +89,16 @@ def main():
             log = os.path.join(a.log, name + ".log")
             start = time.monotonic()
             with open(log, "w") as out:
-                code = subprocess.run(command + ["--filter", pattern], stdout=out, stderr=subprocess.STDOUT).returncode
+                job = subprocess.Popen(command + ["--filter", pattern], stdout=out, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
+                try:
+                    code = job.wait(timeout=a.job_limit)
+                except subprocess.TimeoutExpired:
+                    # A hung job (a child that never exits) must not hold CI to its hard limit.
+                    os.killpg(job.pid, 9)
+                    job.wait()
+                    out.write(f"\nrun-suites: {name} still running after {a.job_limit} s; stopped\n")
+                    code = -9
             text = open(log, errors="replace").read()
             counts = closing_counts(text)
             with lock:
