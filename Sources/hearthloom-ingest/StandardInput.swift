@@ -29,7 +29,7 @@ enum StandardInput {
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
         quiet.c_lflag |= tcflag_t(ECHONL)
-        EchoGuard.saved = saved
+        EchoGuard.saved.pointee = saved
         signal(SIGINT, EchoGuard.restoreAndDie)
         signal(SIGTERM, EchoGuard.restoreAndDie)
         defer {
@@ -51,11 +51,17 @@ enum StandardInput {
     }
 }
 
-/// The terminal settings to put back if the user interrupts a prompt without echo.
+/// The terminal settings to put back if the user interrupts a prompt without echo. They live in
+/// memory of their own: a global `termios` is laid out shorter than the 60 bytes tcgetattr
+/// writes (ASan: global-buffer-overflow), so a copy into one overran it.
 private enum EchoGuard {
-    nonisolated(unsafe) static var saved = termios()
+    nonisolated(unsafe) static let saved: UnsafeMutablePointer<termios> = {
+        let memory = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        memory.initialize(to: termios())
+        return memory
+    }()
     static let restoreAndDie: @convention(c) (Int32) -> Void = { signo in
-        tcsetattr(0, TCSAFLUSH, &EchoGuard.saved)
+        tcsetattr(0, TCSAFLUSH, EchoGuard.saved)
         signal(signo, SIG_DFL)
         raise(signo)
     }
