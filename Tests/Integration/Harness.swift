@@ -148,8 +148,9 @@ final class AgentSandbox {
     /// Every secret this sandbox used; `run` fails the test if any appears in any output.
     var secrets: [String] = []
 
-    init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("hl-\(UUID().uuidString.prefix(8))").path
+    /// A fresh pair under a new temporary root, or the pair already under `root`.
+    init(root: String? = nil) throws {
+        self.root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("hl-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: config + "/adapters.d", withIntermediateDirectories: true)
     }
 

@@ -112,6 +112,23 @@ struct PhotosTests {
         #expect(traced.stdout.contains("pics: 0 new or changed"))
     }
 
+    /// A library restored from a backup, or synced by a tool that writes a copy and renames it:
+    /// every file has a new inode and its old size and time, and is read as unchanged.
+    @Test func aLibraryRestoredWithItsTimesOpensNoPhotoAndSendsNothing() throws {
+        let (agent, library, _) = try librarySandbox()
+        let node = try TestNode()
+        try agent.usePairedNode(node.url, token: node.token)
+        #expect(try agent.run(["run"]).status == 0)
+        let requests = try node.requests().count
+        let restored = try runProcess("/bin/bash", ["-c", "cp -a \"$0\" \"$0.restored\" && rm -rf \"$0\" && mv \"$0.restored\" \"$0\"", library])
+        try #require(restored.status == 0, "\(restored.stderr)")
+        let traced = try runProcess("/usr/bin/strace", ["-f", "-e", "trace=open,openat", "-o", agent.root + "/trace", agentBinary, "run"], env: agent.env)
+        #expect(traced.status == 0, "\(traced.stderr)")
+        let opens = try String(contentsOfFile: agent.root + "/trace", encoding: .utf8).split(separator: "\n").filter { $0.contains(library + "/") && !$0.contains("O_DIRECTORY") }
+        #expect(opens.isEmpty, "the restored library's files were opened: \(opens.prefix(3))")
+        #expect(try node.requests().count == requests, "nothing was sent again")
+    }
+
     @Test func badFilesAreSkippedWithOneLineEachAndTheRunGoesOn() throws {
         let (agent, library, _) = try librarySandbox(extraConfig: "Exclude=*/excluded/*\n")
         let fm = FileManager.default

@@ -81,7 +81,7 @@ public struct HealthAdapter: DeviceAdapter {
         for file in listing.files {
             seen.insert(file.name)
             let old = ledger.stored[file.name].flatMap(FileRecord.init)
-            if let old, old.stamp == file.stamp { continue }   // not opened
+            if let old, old.stamp.matches(file.stamp) { continue }   // not opened
             try await read(file, old: old, into: &ledger, sink: sink)
         }
         // A deleted export's samples stay: exports are snapshots, and the next one repeats them.

@@ -49,7 +49,7 @@ public struct ListeningHistoryAdapter: DeviceAdapter {
         for (n, file) in listing.files.enumerated() {
             seen.insert(file.name)
             await sink.progress(examined: n + 1, total: listing.files.count)
-            if let old = ledger.stored[file.name].flatMap(FileRecord.init), old.stamp == file.stamp { continue }   // not opened
+            if let old = ledger.stored[file.name].flatMap(FileRecord.init), old.stamp.matches(file.stamp) { continue }   // not opened
             try await read(file.name, named: roots.contains(file.name), into: &ledger, tally: &tally, sink: sink)
             ledger.write(file.name, FileRecord(stamp: file.stamp, hash: "").encoded, keys: [])
             try await ledger.commitIfFull()

@@ -46,7 +46,7 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         for (n, file) in listing.files.enumerated() {
             seen.insert(file.name)
             await sink.progress(examined: n + 1, total: listing.files.count)
-            if let old = ledger.stored[file.name].flatMap(FileRecord.init), old.stamp == file.stamp { continue }   // not opened
+            if let old = ledger.stored[file.name].flatMap(FileRecord.init), old.stamp.matches(file.stamp) { continue }   // not opened
             try await read(file, into: &ledger, sink: sink)
         }
         // A deleted or moved export's points stay: exports overlap, and its copy may be elsewhere.

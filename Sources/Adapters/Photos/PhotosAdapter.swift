@@ -107,8 +107,9 @@ public struct PhotosAdapter: DeviceAdapter {
             let pairingMatters = listing.photos.contains { PhotosAdapter.isMovie($0.name) }
             for (entry, sidecar) in zip(listing.photos, sidecars) {
                 if let sidecar { sidecarsByName[entry.name] = sidecar }
-                if let old = before.records[entry.name], old.stamp == entry.stamp, old.sidecar == (sidecar?.stamp ?? ""),
+                if var old = before.records[entry.name], old.stamp.matches(entry.stamp), old.sidecar == (sidecar?.stamp ?? ""),
                    old.pairing != nil || !pairingMatters {
+                    old.stamp = entry.stamp
                     after.records[entry.name] = old
                 } else {
                     toRead.append((entry, sidecar))

@@ -30,6 +30,11 @@ struct FileStamp: Equatable, Sendable {
         self.size = size; self.mtime = mtime; self.inode = inode
     }
 
+    /// True when the file is, as far as `stat` tells, the one that was read: rsync's quick check.
+    /// A file restored from a backup, synced by a tool that writes a copy and renames it, or moved
+    /// to another disk keeps its size and modification time but gets a new inode.
+    func matches(_ other: FileStamp) -> Bool { size == other.size && mtime == other.mtime }
+
     init(_ st: stat) {
         self.init(size: Int64(st.st_size), mtime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec), inode: UInt64(st.st_ino))
     }

@@ -80,7 +80,7 @@ struct TrackedFiles: Sendable {
             seen.insert(file.name)
             let old = previous[file.name]
             let fresh = old.map { $0.refreshAfter.map { now < $0 } ?? true } ?? false
-            if let old, fresh, old.stamp == file.stamp { continue }   // unchanged: not opened
+            if let old, fresh, old.stamp.matches(file.stamp) { continue }   // unchanged: not opened
             toRead.append(Pending(file: file, unchangedIfHash: fresh ? old?.hash : nil))
         }
         await sink.progress(examined: seen.count, total: seen.count)
