@@ -30,7 +30,7 @@ public struct FocusAdapter: LiveAdapter {
         // The calls block (each up to its timeout when a service hangs): off the cooperative pool.
         let commit = await offThePool { () -> FollowCommit? in
             let taken = Locked<FollowCommit?>(nil)
-            FocusFollower(book: FocusBook(anchor: anchor, minSpan: minSpan), control: BusLoopControl(), label: label) { commit in
+            FocusFollower(book: FocusBook(anchor: anchor, minSpan: minSpan), control: LoopControl(), label: label) { commit in
                 taken.withLock { $0 = commit }
             }.lookOnce()
             return taken.withLock { $0 }

@@ -8,7 +8,7 @@ import IngestCore
 /// that a container may never have); idle with both buses up, it does not wake at all.
 final class FocusFollower {
     private var book: FocusBook
-    private let control: BusLoopControl
+    private let control: LoopControl
     private let label: String
     private let emit: @Sendable (FollowCommit) -> Void
 
@@ -25,7 +25,7 @@ final class FocusFollower {
     /// The logind session followed, once found.
     private var sessionPath: String?
 
-    init(book: FocusBook, control: BusLoopControl, label: String, emit: @escaping @Sendable (FollowCommit) -> Void) {
+    init(book: FocusBook, control: LoopControl, label: String, emit: @escaping @Sendable (FollowCommit) -> Void) {
         self.book = book; self.control = control; self.label = label; self.emit = emit
     }
 

@@ -50,7 +50,8 @@ public struct GPSDAdapter: LiveAdapter {
             }
             // VERSION is the first thing gpsd sends; a few reports are enough to see it.
             var reports = 0
-            while reports < 8, connection.waitForData(timeout: 3) {
+            let neverStopped = LoopControl()
+            while reports < 8, connection.waitForData(timeout: 3, control: neverStopped) {
                 reports += 1
                 switch try? connection.read() {
                 case .version(let major, let minor)?: return [library, .ok(address, "answers (protocol \(major).\(minor))")]

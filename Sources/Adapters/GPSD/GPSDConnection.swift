@@ -37,8 +37,13 @@ final class GPSDConnection {
         cgps_free(data)
     }
 
-    /// Waits up to `timeout` seconds for data; false when none came.
-    func waitForData(timeout: Double) -> Bool { cgps_waiting(data, Int32(timeout * 1_000_000)) != 0 }
+    /// Waits up to `timeout` seconds for data, on the socket and `control`'s stop; false when none came.
+    func waitForData(timeout: Double, control: LoopControl) -> Bool {
+        // libgps may already hold a report it read with the previous one.
+        if cgps_waiting(data, 0) != 0 { return true }
+        control.wait(onReadable: [cgps_fd(data)], timeout: timeout)
+        return cgps_waiting(data, 0) != 0
+    }
 
     /// Reads one report; throws when the connection is gone or gpsd sent what libgps cannot parse.
     func read() throws(Failure) -> Report {

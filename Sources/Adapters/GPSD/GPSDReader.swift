@@ -1,10 +1,6 @@
 import Dispatch
 import FoundationEssentials
 import IngestCore
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Follows gpsd on a thread of its own (libgps calls block), reconnecting with backoff when
 /// gpsd is absent or restarts, and when the socket stays silent longer than `silence`.
@@ -12,7 +8,7 @@ import Glibc
 final class GPSDReader: Sendable {
     let events: AsyncStream<FixSourceEvent>
     private let continuation: AsyncStream<FixSourceEvent>.Continuation
-    private let stopped = Atomic<Bool>(false)
+    private let control = LoopControl()
 
     init(host: String, port: Int, silence: Double) {
         (events, continuation) = AsyncStream.makeStream(of: FixSourceEvent.self, bufferingPolicy: .bufferingNewest(100_000))
@@ -20,10 +16,10 @@ final class GPSDReader: Sendable {
         queue.async { [self] in loop(host: host, port: port, silence: silence) }
     }
 
-    /// Ends the thread within half a second; `events` then finishes.
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    /// Wakes the thread and ends it; `events` then finishes.
+    func stop() { control.stop() }
 
-    private var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    private var isStopped: Bool { control.isStopping }
 
     private func loop(host: String, port: Int, silence: Double) {
         var backoff = Backoff(base: 1, cap: 30)
@@ -34,7 +30,7 @@ final class GPSDReader: Sendable {
             do { connection = try GPSDConnection(host: host, port: port) } catch {
                 // Said once per outage, not at every retry.
                 if error.description != lastProblem { continuation.yield(.problem(error.description)); lastProblem = error.description }
-                pause(backoff.next())
+                control.pause(backoff.next())
                 continue
             }
             continuation.yield(.notice("gpsd: following \(host):\(port)"))
@@ -48,7 +44,7 @@ final class GPSDReader: Sendable {
             func endEpoch() { if let done = epoch { continuation.yield(.fix(done)); epoch = nil } }
             defer { endEpoch() }
             while !isStopped {
-                guard connection.waitForData(timeout: 0.5) else {
+                guard connection.waitForData(timeout: 0.5, control: control) else {
                     endEpoch()
                     continuation.yield(.pause)
                     if clock.now - lastData > .seconds(silence) {
@@ -71,20 +67,11 @@ final class GPSDReader: Sendable {
                 } catch {
                     lastProblem = error.description
                     continuation.yield(.problem(error.description))
-                    pause(backoff.next())
+                    control.pause(backoff.next())
                     break
                 }
             }
         }
         continuation.finish()
-    }
-
-    /// Sleeps up to `seconds`, waking early when stopped.
-    private func pause(_ seconds: Double) {
-        var left = seconds
-        while left > 0, !isStopped {
-            usleep(UInt32(min(left, 0.25) * 1_000_000))
-            left -= 0.25
-        }
     }
 }

@@ -46,7 +46,7 @@ enum GeoClueDoctor {
             return .fail("system bus", "not reachable (\(error.description))",
                          fix: "geoclue serves on the system bus: start dbus (systemctl start dbus) or correct DBUS_SYSTEM_BUS_ADDRESS")
         }
-        let control = BusLoopControl()
+        let control = LoopControl()
         do throws(BusError) {
             guard let client = try reply(to: try bus.requestClient(), on: bus, control) else {
                 return .warn("geoclue", "no location agent registered: geoclue held back our client for \(Int(wait)) s",
@@ -69,7 +69,7 @@ enum GeoClueDoctor {
     }
 
     /// The reply to the call sent with `cookie`, or nil when none came within `wait` seconds.
-    private static func reply(to cookie: UInt64, on bus: BusConnection, _ control: BusLoopControl) throws(BusError) -> Result<[BusValue], BusError>? {
+    private static func reply(to cookie: UInt64, on bus: BusConnection, _ control: LoopControl) throws(BusError) -> Result<[BusValue], BusError>? {
         let deadline = ContinuousClock.now + .seconds(wait)
         while true {
             while let message = try bus.nextMessage() {

@@ -15,7 +15,7 @@ import Glibc
 final class GeoClueReader: Sendable {
     let events: AsyncStream<FixSourceEvent>
     private let continuation: AsyncStream<FixSourceEvent>.Continuation
-    private let control = BusLoopControl()
+    private let control = LoopControl()
 
     /// How long geoclue may hold back our client before the adapter says an agent is missing.
     static let agentWait = 10.0
@@ -79,7 +79,7 @@ private struct GeoClueClient {
 
     let bus: BusConnection
     let request: GeoClueRequest
-    let control: BusLoopControl
+    let control: LoopControl
     var said: ProblemLine
     private var phase = Phase.waiting(until: .now)
     private var backoff = Backoff(base: 1, cap: 30)
@@ -87,7 +87,7 @@ private struct GeoClueClient {
     /// When the last fix went out, until a pause has followed it.
     private var lastFix: ContinuousClock.Instant?
 
-    init(bus: BusConnection, request: GeoClueRequest, control: BusLoopControl, said: ProblemLine) {
+    init(bus: BusConnection, request: GeoClueRequest, control: LoopControl, said: ProblemLine) {
         self.bus = bus; self.request = request; self.control = control; self.said = said
     }
 

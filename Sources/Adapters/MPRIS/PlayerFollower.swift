@@ -9,13 +9,13 @@ import Glibc
 /// pass the rules, and to reconnect when the bus has gone away; idle, it does not wake at all.
 final class PlayerFollower {
     private var book: PlayerBook
-    private let control: BusLoopControl
+    private let control: LoopControl
     private let label: String
     private let emit: @Sendable (FollowCommit) -> Void
     /// Unique name (`:1.42`) → the player's bus name: signals carry the former.
     private var owners: [String: String] = [:]
 
-    init(book: PlayerBook, control: BusLoopControl, label: String, emit: @escaping @Sendable (FollowCommit) -> Void) {
+    init(book: PlayerBook, control: LoopControl, label: String, emit: @escaping @Sendable (FollowCommit) -> Void) {
         self.book = book; self.control = control; self.label = label; self.emit = emit
     }
 

@@ -46,8 +46,8 @@ struct PendingCommit: Sendable {
 /// stopped, handing commits out as it goes; they are committed here in order. Cancelling the
 /// task stops the thread, and its last hand-over is still committed.
 func followOnBusThread(label: String, into sink: some ItemSink,
-                       _ body: @escaping @Sendable (BusLoopControl, @escaping @Sendable (FollowCommit) -> Void) -> Void) async throws {
-    let control = BusLoopControl()
+                       _ body: @escaping @Sendable (LoopControl, @escaping @Sendable (FollowCommit) -> Void) -> Void) async throws {
+    let control = LoopControl()
     let (commits, output) = AsyncStream.makeStream(of: FollowCommit.self)
     DispatchQueue(label: "hearthloom.\(label)").async {
         body(control) { output.yield($0) }

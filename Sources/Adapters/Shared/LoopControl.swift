@@ -4,8 +4,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// Lets other threads stop the bus thread: a flag plus a pipe the thread polls beside the bus.
-final class BusLoopControl: Sendable {
+/// Lets other threads stop a thread that blocks on descriptors (a bus, gpsd's socket): a flag plus
+/// a pipe the thread polls beside them, so a stop wakes it at once instead of at its next timeout.
+final class LoopControl: Sendable {
     private let readFD: Int32
     private let writeFD: Int32
     private let stopping = Atomic<Bool>(false)
@@ -29,7 +30,23 @@ final class BusLoopControl: Sendable {
 
     /// Waits for one of `buses` to have something, or a stop, at most `timeout` seconds (nil: no limit).
     func wait(on buses: [BusConnection] = [], timeout: Double?) {
+        wait(onReadable: [], buses: buses, timeout: timeout)
+    }
+
+    /// Waits for one of `descriptors` to be readable, or a stop, at most `timeout` seconds.
+    func wait(onReadable descriptors: [Int32], timeout: Double) {
+        wait(onReadable: descriptors, buses: [], timeout: timeout)
+    }
+
+    /// Sleeps `seconds`, or until a stop.
+    func pause(_ seconds: Double) {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !isStopping, ContinuousClock.now < deadline { wait(until: deadline) }
+    }
+
+    private func wait(onReadable descriptors: [Int32], buses: [BusConnection], timeout: Double?) {
         var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
+        for fd in descriptors { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         for bus in buses { fds.append(pollfd(fd: bus.fileDescriptor, events: bus.pollEvents, revents: 0)) }
         let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), Double(Int32.max))) } ?? -1
         _ = poll(&fds, nfds_t(fds.count), milliseconds)               // EINTR is a spurious wakeup: the caller loops
