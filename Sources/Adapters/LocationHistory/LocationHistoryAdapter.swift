@@ -17,8 +17,10 @@ public struct LocationHistoryAdapter: DeviceAdapter {
     enum Key {
         static let path = ConfigKey("Path", repeated: .path, "an export file, zip, or a folder walked recursively for exports")
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
+        static let deviceTag = ConfigKey("DeviceTag", repeated: .integer,
+                                         "a device whose points count (Records.json deviceTag, Timeline Edits deviceId); unset: per day the one with the most points")
     }
-    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude] + PlaceKeys.detectorKeys
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude, Key.deviceTag] + PlaceKeys.detectorKeys
     public static let sampleConfig = String(decoding: PackageResources.location_history_conf, as: UTF8.self)
 
     let roots: [String]
@@ -29,7 +31,9 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         let section = config.section
         roots = try section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one export file or folder" })
         excludes = section[Key.exclude]
-        places = HistoryPlaces(settings: try PlaceTracker.Settings(section: section))
+        var places = HistoryPlaces(settings: try PlaceTracker.Settings(section: section))
+        places.devices.picked = Set(section[Key.deviceTag].map(Int64.init))
+        self.places = places
     }
 
     public var watchedPaths: [String] { roots }
@@ -146,7 +150,27 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         if derived.rejected > 0 { await sink.warn("dropped \(derived.rejected) points (over MaxError, implausible time, or faster than MaxSpeed)") }
         var delivery = try HistoryDelivery(sink)
         try await delivery.send(visits: derived.visits, trips: derived.trips, changes: derived.changes)
+        if let (warning, told) = try devicesWarning(derived.devices, sink.records) {
+            await sink.warn(warning)
+            delivery.settle(told)
+        }
         try await delivery.finish()
         Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(delivery.count) items queued")
+    }
+
+    /// One warning naming the devices of tagged exports and their points, when there are two or
+    /// more and the user was not told of these before; and the `devices` group's state to keep.
+    private func devicesWarning(_ counts: [Int64: Int], _ records: AdapterRecords) throws -> (String, (String, SettledGroup))? {
+        guard counts.count > 1 else { return nil }
+        let state = Array(counts.keys.sorted().map(String.init).joined(separator: " ").utf8)
+        let group = try records.group(HistoryRecords.devicesGroup)
+        guard group.settled != state else { return nil }
+        let listed = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { "\($0.key) (\($0.value) points)" }.joined(separator: ", ")
+        let rule = places.devices.picked.isEmpty
+            ? "each local day uses the one with the most points, the others only in hours it has none; DeviceTag= picks devices"
+            : "DeviceTag= picks " + places.devices.picked.sorted().map(String.init).joined(separator: ", ")
+        return ("location-history: the exports hold points of \(counts.count) devices: \(listed); \(rule)",
+                (HistoryRecords.devicesGroup, SettledGroup(state: state, changes: group.changes)))
     }
 }
