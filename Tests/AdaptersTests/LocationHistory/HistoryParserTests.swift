@@ -19,8 +19,9 @@ struct HistoryParserTests {
         var more = true
         while more {
             do throws(FileReadError) { more = try parser.read(into: &batch) } catch { failure = error; more = false }
-            all.points += batch.points; all.visits += batch.visits; all.activities += batch.activities
-            batch.points = []; batch.visits = []; batch.activities = []
+            all.points += batch.points + batch.devicePoints.keys.sorted().flatMap { batch.devicePoints[$0] ?? [] }
+            all.visits += batch.visits; all.activities += batch.activities
+            _ = batch.takeRecords()
         }
         all.read = batch.read; all.bad = batch.bad
         return (format, all, failure)
