@@ -16,7 +16,8 @@ struct HistoryDays {
     struct Loaded {
         var changes: Int64
         var day: HistoryRecords.Day
-        var hours: DevicePicker.HourCounts = [:]
+        /// Counted only when the days around hold two devices or more.
+        var hours: DevicePicker.HourCounts?
     }
 
     struct Out {
@@ -35,12 +36,25 @@ struct HistoryDays {
         guard index < names.count else { return nil }
         for i in max(0, index - 1)...min(names.count - 1, index + 1) where loaded[i] == nil { loaded[i] = try load(i) }
         loaded[index - 2] = nil
+        let window = (index - 1)...(index + 1)
         let current = loaded[index]!
-        var hours: DevicePicker.HourCounts = [:]
-        for i in (index - 1)...(index + 1) {
-            for (hour, counts) in loaded[i]?.hours ?? [:] { hours[hour, default: [:]].merge(counts, uniquingKeysWith: +) }
+        var chosen: [Fix] = []
+        if Set(window.flatMap { loaded[$0]?.day.devices.keys.filter(picker.admits) ?? [] }).count > 1 {
+            var hours: DevicePicker.HourCounts = [:]
+            for i in window {
+                guard var day = loaded[i] else { continue }
+                if day.hours == nil {
+                    var counted = DevicePicker.HourCounts()
+                    picker.count(day.day.devices, into: &counted)
+                    day.hours = counted
+                    loaded[i] = day
+                }
+                for (hour, counts) in day.hours ?? [:] { hours[hour, default: [:]].merge(counts, uniquingKeysWith: +) }
+            }
+            chosen = picker.choose(current.day.devices, hours: hours)
+        } else {
+            chosen = current.day.devices.filter { picker.admits($0.key) }.flatMap(\.value)
         }
-        let chosen = current.day.devices.isEmpty ? [] : picker.choose(current.day.devices, hours: hours)
         let group = HistoryRecords.group(day: names[index])
         index += 1
         return Out(group: group, changes: current.changes, points: HistoryRecords.deduplicated(current.day.points + chosen),
@@ -49,9 +63,8 @@ struct HistoryDays {
 
     private mutating func load(_ i: Int) throws -> Loaded {
         let group = try records.group(HistoryRecords.group(day: names[i]))
-        var loaded = Loaded(changes: group.changes, day: HistoryRecords.decode(group.records))
+        let loaded = Loaded(changes: group.changes, day: HistoryRecords.decode(group.records))
         for (device, fixes) in loaded.day.devices { deviceCounts[device, default: 0] += fixes.count }
-        picker.count(loaded.day.devices, into: &loaded.hours)
         return loaded
     }
 }
