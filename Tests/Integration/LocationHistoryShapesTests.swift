@@ -77,4 +77,15 @@ struct LocationHistoryShapesTests {
         #expect(visits.count == 1 && trips.isEmpty, "the tablet never moved: \(visits) \(trips)")
         #expect(abs((visits.first?["lat"]?.doubleValue ?? 0) - (day["tablet"]?["lat"]?.doubleValue ?? 0)) < 0.0001)
     }
+
+    @Test func aDeviceTagNamingNoDeviceIsSaidWithTheDevicesThereAre() throws {
+        let rig = try LocationRig()
+        try rig.copy("Records-devices.json")
+        try rig.agent.write("adapters.d/lh.conf", "[Adapter]\nType=location-history\nPath=\(rig.exports)\nDeviceTag=42\n")
+        let r = try rig.run()
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains("DeviceTag=42") }
+        #expect(lines.count == 1 && lines[0].contains("names no device") && lines[0].contains("\(LocationHistoryShapesTests.phone) (1440 points)"),
+                "\(r.stderr)")
+        #expect(try rig.items("location").isEmpty, "no device picked, no visit")
+    }
 }

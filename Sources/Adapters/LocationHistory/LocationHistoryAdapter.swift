@@ -150,27 +150,33 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         if derived.rejected > 0 { await sink.warn("dropped \(derived.rejected) points (over MaxError, implausible time, or faster than MaxSpeed)") }
         var delivery = try HistoryDelivery(sink)
         try await delivery.send(visits: derived.visits, trips: derived.trips, changes: derived.changes)
-        if let (warning, told) = try devicesWarning(derived.devices, sink.records) {
-            await sink.warn(warning)
-            delivery.settle(told)
-        }
+        let (warnings, told) = try deviceWarnings(derived.devices, sink.records)
+        for warning in warnings { await sink.warn(warning) }
+        if let told { delivery.settle(told) }
         try await delivery.finish()
         Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(delivery.count) items queued")
     }
 
-    /// One warning naming the devices of tagged exports and their points, when there are two or
-    /// more and the user was not told of these before; and the `devices` group's state to keep.
-    private func devicesWarning(_ counts: [Int64: Int], _ records: AdapterRecords) throws -> (String, (String, SettledGroup))? {
-        guard counts.count > 1 else { return nil }
-        let state = Array(counts.keys.sorted().map(String.init).joined(separator: " ").utf8)
-        let group = try records.group(HistoryRecords.devicesGroup)
-        guard group.settled != state else { return nil }
+    /// What to tell of the devices of tagged exports: on every derivation, a `DeviceTag=` that
+    /// names none of them; once, when there are two or more and the user was not told of these
+    /// before, the devices and their points, with the `devices` group's state that records it.
+    private func deviceWarnings(_ counts: [Int64: Int], _ records: AdapterRecords) throws -> ([String], (String, SettledGroup)?) {
         let listed = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             .map { "\($0.key) (\($0.value) points)" }.joined(separator: ", ")
-        let rule = places.devices.picked.isEmpty
+        let picked = places.devices.picked
+        var warnings: [String] = []
+        let missing = picked.subtracting(counts.keys)
+        if !missing.isEmpty, !counts.isEmpty {
+            warnings.append("location-history: DeviceTag=\(missing.sorted().map(String.init).joined(separator: ", ")) names no device of the exports, which hold \(listed)")
+        }
+        guard counts.count > 1 else { return (warnings, nil) }
+        let state = Array(counts.keys.sorted().map(String.init).joined(separator: " ").utf8)
+        let group = try records.group(HistoryRecords.devicesGroup)
+        guard group.settled != state else { return (warnings, nil) }
+        let rule = picked.isEmpty
             ? "each local day uses the one with the most points, the others only in hours it has none; DeviceTag= picks devices"
-            : "DeviceTag= picks " + places.devices.picked.sorted().map(String.init).joined(separator: ", ")
-        return ("location-history: the exports hold points of \(counts.count) devices: \(listed); \(rule)",
-                (HistoryRecords.devicesGroup, SettledGroup(state: state, changes: group.changes)))
+            : "DeviceTag= picks " + picked.sorted().map(String.init).joined(separator: ", ")
+        warnings.insert("location-history: the exports hold points of \(counts.count) devices: \(listed); \(rule)", at: 0)
+        return (warnings, (HistoryRecords.devicesGroup, SettledGroup(state: state, changes: group.changes)))
     }
 }

@@ -32,6 +32,15 @@ struct TimelineShapeTests {
         #expect(batch.visits[0].latitude == 47.3773 && batch.visits[1].latitude == 47.3769, "the wider place, then the visit inside it")
     }
 
+    @Test func aCutIPhoneExportKeepsTheSegmentsBeforeTheCut() throws {
+        let whole = Array(try Data(contentsOf: URL(fileURLWithPath: HistoryParserTests.fixture("location-history.json"))))
+        let (format, batch, failure) = try HistoryParserTests.read(bytes: Array(whole.prefix(whole.count / 2)))
+        #expect(format == .timelineArray && failure?.description.hasPrefix("cut off at line") == true)
+        #expect(batch.visits.count == 4 && batch.activities.count == 2 && (1..<150).contains(batch.points.count), "\(batch.points.count)")
+        let bad = try HistoryParserTests.read(bytes: Array(#"[{"startTime": "x", "endTime": "y", "visit": {}}, {"startTime" : "2024-06-08T08:00:00.000+02:00", "endTime" : "2024-06-08T09:00:00.000+02:00", "visit" : {"topCandidate" : {"placeLocation" : "geo:47.3769,8.5417"}}}]"#.utf8))
+        #expect(bad.1.visits.count == 1 && bad.1.bad == 1, "a broken segment counts and the next is read")
+    }
+
     @Test func androidsNewerFileTimesPathPointsByNumericOffsetsAfterItsRawSignals() throws {
         let batch = try TimelineShapeTests.read("Timeline-2025.json").1
         let times = batch.points.map(\.time)
