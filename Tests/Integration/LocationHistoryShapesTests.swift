@@ -52,13 +52,13 @@ struct LocationHistoryShapesTests {
         let rig = try LocationRig()
         let day = try LocationHistoryShapesTests.expectedDay("Records-devices.json")
         let zone = ["TZ": day["zone"]?.stringValue ?? ""]
-        try rig.copy("Records-devices.json")
+        try rig.copy("Records-devices.json"); try rig.copy("Settings.json")
         let first = try rig.agent.run(["run"], env: zone)
         #expect(first.status == 0)
         try LocationHistoryShapesTests.expectScripted(rig, day)
         let warnings = first.stderr.split(separator: "\n").filter { $0.contains("devices") }
-        #expect(warnings.count == 1 && warnings[0].contains("\(LocationHistoryShapesTests.phone) (1440 points)")
-                && warnings[0].contains("\(LocationHistoryShapesTests.tablet) (720 points)"), "\(first.stderr)")
+        #expect(warnings.count == 1 && warnings[0].contains("\(LocationHistoryShapesTests.phone) (Google Pixel 7, 1440 points)")
+                && warnings[0].contains("\(LocationHistoryShapesTests.tablet) (Samsung Galaxy Tab S6 Lite, 720 points)"), "\(first.stderr)")
         // Another export later: the devices were named once.
         try rig.copy("track.gpx")
         let second = try rig.agent.run(["run"], env: zone)

@@ -39,6 +39,8 @@ struct HistoryBatch {
     /// kept apart, as two devices' points must never make one stay or trip.
     var devicePoints: [Int64: [Fix]] = [:]
     private var devicePointCount = 0
+    /// Devices' names by tag (Takeout's Settings.json), to name them in the devices warning.
+    var deviceNames: [Int64: String] = [:]
     var visits: [StatedVisit] = []
     var activities: [StatedActivity] = []
     var read = 0
@@ -79,7 +81,8 @@ struct HistoryBatch {
             records.append(HistoryRecords.record(day: day, kind: .activity, time: a.start, value: Array("\(a.start) \(a.end) \(a.mode.rawValue)".utf8)))
         }
         records += days.map { StateRecord(group: HistoryRecords.daysGroup, key: Array($0.utf8), value: []) }
-        points = []; devicePoints = [:]; devicePointCount = 0; visits = []; activities = []
+        records += deviceNames.map { StateRecord(group: HistoryRecords.devicesGroup, key: Array(String($0.key).utf8), value: Array($0.value.utf8)) }
+        points = []; devicePoints = [:]; devicePointCount = 0; deviceNames = [:]; visits = []; activities = []
         return records
     }
 
@@ -112,7 +115,8 @@ struct HistoryBatch {
 /// The layout of the adapter's records: a group per UTC day (`d:YYYY-MM-DD`) holding that day's
 /// point chunks (`p`, and `t` for a tagged device's), stated visits (`v`) and activities (`a`);
 /// `days`, listing the days, whose settled state is the key and version each item went out
-/// with; and `devices`, whose settled state lists the devices the user was told of.
+/// with; and `devices`, holding the devices' names (tag → name) and, as its settled state, the
+/// devices the user was told of.
 enum HistoryRecords {
     enum Kind: UInt8 { case points = 0x70, devicePoints = 0x74, visit = 0x76, activity = 0x61 }   // p, t, v, a
     static let daysGroup = "days"

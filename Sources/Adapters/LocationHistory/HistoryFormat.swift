@@ -1,7 +1,8 @@
 /// The export formats this adapter reads, each found from a file's first bytes, never its name.
 enum HistoryFormat: String, CaseIterable, Sendable {
     case gpx, records = "takeout-records", semantic = "takeout-semantic", timeline = "timeline-json",
-         owntracks = "owntracks-rec", geojson, timelineArray = "timeline-ios", timelineEdits = "timeline-edits"
+         owntracks = "owntracks-rec", geojson, timelineArray = "timeline-ios", timelineEdits = "timeline-edits",
+         settings = "takeout-settings"
 
     /// The format of a file beginning with `head`, or nil.
     static func detect(_ head: ArraySlice<UInt8>) -> HistoryFormat? {
@@ -17,7 +18,7 @@ enum HistoryFormat: String, CaseIterable, Sendable {
             let marks: [(String, HistoryFormat)] = [("\"locations\"", .records), ("\"timelineObjects\"", .semantic),
                                                     ("\"semanticSegments\"", .timeline), ("\"rawSignals\"", .timeline),
                                                     ("\"FeatureCollection\"", .geojson), ("\"features\"", .geojson),
-                                                    ("\"timelineEdits\"", .timelineEdits)]
+                                                    ("\"timelineEdits\"", .timelineEdits), ("\"deviceSettings\"", .settings)]
             return marks.compactMap { mark, format in BlockReader.index(of: Array(mark.utf8), in: bytes, from: 0).map { ($0, format) } }
                 .min { $0.0 < $1.0 }?.1
         case UInt8(ascii: "["):
@@ -49,6 +50,7 @@ enum HistoryFormat: String, CaseIterable, Sendable {
         case .geojson: GeoJSONPoints(reader)
         case .timelineArray: TimelineExport(segmentsOf: reader)
         case .timelineEdits: TimelineEdits(reader)
+        case .settings: TakeoutSettings(reader)
         }
     }
 }

@@ -159,24 +159,29 @@ public struct LocationHistoryAdapter: DeviceAdapter {
 
     /// What to tell of the devices of tagged exports: on every derivation, a `DeviceTag=` that
     /// names none of them; once, when there are two or more and the user was not told of these
-    /// before, the devices and their points, with the `devices` group's state that records it.
+    /// before, the devices (with their names from Settings.json) and their points. And the
+    /// `devices` group's state to settle: what the user was told of.
     private func deviceWarnings(_ counts: [Int64: Int], _ records: AdapterRecords) throws -> ([String], (String, SettledGroup)?) {
+        let group = try records.group(HistoryRecords.devicesGroup)
+        var names: [Int64: String] = [:]
+        for record in group.records { Int64(String(decoding: record.key, as: UTF8.self)).map { names[$0] = String(decoding: record.value, as: UTF8.self) } }
         let listed = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-            .map { "\($0.key) (\($0.value) points)" }.joined(separator: ", ")
+            .map { tag, n in "\(tag) (" + (names[tag].map { $0 + ", " } ?? "") + "\(n) points)" }.joined(separator: ", ")
         let picked = places.devices.picked
         var warnings: [String] = []
         let missing = picked.subtracting(counts.keys)
         if !missing.isEmpty, !counts.isEmpty {
             warnings.append("location-history: DeviceTag=\(missing.sorted().map(String.init).joined(separator: ", ")) names no device of the exports, which hold \(listed)")
         }
-        guard counts.count > 1 else { return (warnings, nil) }
         let state = Array(counts.keys.sorted().map(String.init).joined(separator: " ").utf8)
-        let group = try records.group(HistoryRecords.devicesGroup)
-        guard group.settled != state else { return (warnings, nil) }
-        let rule = picked.isEmpty
-            ? "each local day uses the one with the most points, the others only in hours it has none; DeviceTag= picks devices"
-            : "DeviceTag= picks " + picked.sorted().map(String.init).joined(separator: ", ")
-        warnings.insert("location-history: the exports hold points of \(counts.count) devices: \(listed); \(rule)", at: 0)
-        return (warnings, (HistoryRecords.devicesGroup, SettledGroup(state: state, changes: group.changes)))
+        let tell = counts.count > 1 && group.settled != state
+        if tell {
+            let rule = picked.isEmpty
+                ? "each local day uses the one with the most points, the others only in hours it has none; DeviceTag= picks devices"
+                : "DeviceTag= picks " + picked.sorted().map(String.init).joined(separator: ", ")
+            warnings.insert("location-history: the exports hold points of \(counts.count) devices: \(listed); \(rule)", at: 0)
+        }
+        guard tell || group.changes > 0 else { return (warnings, nil) }
+        return (warnings, (HistoryRecords.devicesGroup, SettledGroup(state: tell ? state : group.settled ?? [], changes: group.changes)))
     }
 }

@@ -36,9 +36,10 @@ struct TakeoutRecords: JSONElementParser {
             }
         } catch { return nil }
         guard let lat, let lon, let time else { return nil }
-        // Tags are 32-bit in practice; one past 64 bits is still told apart by its bits.
-        let device = tag.map { abs($0) < 9.2e18 ? Int64($0) : Int64(bitPattern: $0.bitPattern) }
         return (Fix(time: time, latitude: lat / 1e7, longitude: lon / 1e7, altitude: altitude.map(Float.init),
-                    error: accuracy.map(Float.init), speed: velocity.map(Float.init)), device)
+                    error: accuracy.map(Float.init), speed: velocity.map(Float.init)), tag.map(device))
     }
+
+    /// A `deviceTag` as read: 32-bit in practice; one past 64 bits is still told apart by its bits.
+    static func device(_ tag: Double) -> Int64 { abs(tag) < 9.2e18 ? Int64(tag) : Int64(bitPattern: tag.bitPattern) }
 }

@@ -68,7 +68,7 @@ struct HistoryParserTests {
         } while try zip.next(wanted: { $0.hasSuffix(".json") })
         #expect(found["Records.json"]! == (.records, 600), "timestampMs as a string of milliseconds")
         #expect(found["2024_JUNE.json"]! == (.semantic, 3))
-        #expect(found["Settings.json"]! == (nil, 0), "not an export")
+        #expect(found["Settings.json"]! == (.settings, 0), "device names only; this one lists none")
     }
 
     @Test func aCutFileKeepsWhatCameBeforeTheCut() throws {

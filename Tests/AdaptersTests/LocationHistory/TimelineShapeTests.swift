@@ -59,6 +59,15 @@ struct TimelineShapeTests {
         #expect(batch.read == 341 && batch.bad == 0, "Wi-Fi scans, activity records and the place aggregate are read and give no fix")
     }
 
+    @Test func takeoutSettingsNameTheDevices() throws {
+        var reader = BlockReader(try FileByteStream(path: HistoryParserTests.fixture("Settings.json")))
+        #expect(HistoryFormat.detect(reader.head(64 * 1024)) == .settings)
+        var parser = HistoryFormat.settings.parser(reader), batch = HistoryBatch()
+        while try parser.read(into: &batch) {}
+        #expect(batch.deviceNames == [1_234_567_890: "Google Pixel 7", -1_935_307_820: "Samsung Galaxy Tab S6 Lite"] && batch.bad == 0)
+        #expect(batch.takeRecords().filter { $0.group == HistoryRecords.devicesGroup }.count == 2)
+    }
+
     @Test func oldSemanticFilesGiveEveryTripItsMode() throws {
         #expect(try TimelineShapeTests.read("2014_MARCH.json").1.activities.map(\.mode) == [.walking, .driving],
                 "waypointPath.travelMode WALK; the first of equally probable activities")
