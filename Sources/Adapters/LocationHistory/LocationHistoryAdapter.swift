@@ -2,8 +2,9 @@ import FoundationEssentials
 import IngestCore
 
 /// `Type=location-history`: visits and trips from location-history exports — GPX tracks,
-/// Google Takeout (Records.json, Semantic Location History, in folders or zips), the on-device
-/// Timeline.json, OwnTracks Recorder `.rec` files, GeoJSON points.
+/// Google Takeout (Records.json, Semantic Location History, Timeline Edits, in folders or zips),
+/// the phones' Timeline exports (Android's Timeline.json, the iPhone's location-history.json),
+/// OwnTracks Recorder `.rec` files, GeoJSON points.
 ///
 /// Every point and stated visit read is kept in the state store, by UTC day, keyed by its
 /// content; an unchanged file is not opened again. When a scan stored anything new, visits and
@@ -13,7 +14,7 @@ import IngestCore
 public struct LocationHistoryAdapter: DeviceAdapter {
     public static let type = "location-history"
     public static let recordScope = RecordScope.instance
-    public static let summary = "location-history exports (GPX, Google Takeout and Timeline.json, OwnTracks .rec, GeoJSON) as visits and trips"
+    public static let summary = "location-history exports (GPX, Google Takeout, the Android and iPhone Timeline exports, OwnTracks .rec, GeoJSON) as visits and trips; DeviceTag= picks a Records.json device"
     enum Key {
         static let path = ConfigKey("Path", repeated: .path, "an export file, zip, or a folder walked recursively for exports")
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
