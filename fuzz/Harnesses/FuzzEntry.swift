@@ -28,6 +28,8 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "node-reply": NodeReplyHarness.run,
     "gpsd-fixes": GPSDFixesHarness.run,
     "location-history": LocationHistoryHarness.run,
+    "timeline-ios": TimelineArrayHarness.run,
+    "timeline-edits": TimelineEditsHarness.run,
     "listening-history": ListeningHistoryHarness.run,
     "dconf": DconfHarness.run,
 ]

@@ -1,6 +1,7 @@
 /// The track points of a GPX 1.0 or 1.1 file: `<trkpt lat="47.3769" lon="8.5417"><ele>408</ele>
 /// <time>2024-06-01T07:00:00Z</time><speed>1.4</speed></trkpt>` (`speed` is GPX 1.0's; 1.1
-/// keeps it in extensions, which are not read). Waypoints and routes are plans, not fixes.
+/// keeps it in extensions, which are not read). Waypoints and routes are plans, not fixes. A time
+/// without a zone (`2013-01-01T12:00:04`, older loggers) is UTC, as the GPX schema says.
 struct GPXTrack: HistoryParser {
     private var reader: BlockReader
     private static let open = Array("<trkpt".utf8), close = Array("</trkpt>".utf8)
@@ -37,7 +38,7 @@ struct GPXTrack: HistoryParser {
     static func fix(_ element: [UInt8], tagEnd: Int) -> Fix? {
         let tag = Array(element[..<tagEnd])
         guard let lat = attribute("lat", tag).flatMap(Double.init), let lon = attribute("lon", tag).flatMap(Double.init),
-              let time = child("time", element).flatMap({ HistoryTime.parse($0.utf8) }) else { return nil }
+              let time = child("time", element).flatMap({ HistoryTime.parse($0.utf8, zonelessIsUTC: true) }) else { return nil }
         return Fix(time: time, latitude: lat, longitude: lon, altitude: child("ele", element).flatMap(Float.init),
                    speed: child("speed", element).flatMap(Float.init))
     }

@@ -16,15 +16,17 @@ struct StatedActivity: Equatable, Sendable {
     var end: Double
     var mode: Trip.Mode
 
-    /// Google's activity types as the node's modes; anything unnamed (flying, still) is unknown.
+    /// Google's activity types as the node's modes: `IN_PASSENGER_VEHICLE` (Takeout, Android),
+    /// `in passenger vehicle` (the iPhone's export), `WALK`/`DRIVE` (an old `waypointPath`'s
+    /// `travelMode`); anything unnamed (flying, still) is unknown.
     static func mode(_ type: String) -> Trip.Mode {
-        switch type.uppercased() {
+        switch type.uppercased().split(separator: " ").joined(separator: "_") {
         case "WALKING", "ON_FOOT", "WALK", "HIKING": .walking
         case "RUNNING", "RUN": .running
         case "CYCLING", "ON_BICYCLE", "BICYCLE", "BIKING": .cycling
-        case "IN_PASSENGER_VEHICLE", "IN_VEHICLE", "DRIVING", "IN_CAR", "IN_BUS", "IN_TAXI", "MOTORCYCLING",
+        case "IN_PASSENGER_VEHICLE", "IN_VEHICLE", "DRIVING", "DRIVE", "IN_CAR", "IN_BUS", "IN_TAXI", "MOTORCYCLING",
              "IN_TRAIN", "IN_SUBWAY", "IN_TRAM", "IN_FERRY", "IN_CABLECAR", "IN_FUNICULAR", "IN_GONDOLA_LIFT",
-             "IN_WHEELCHAIR", "IN_ROAD_VEHICLE", "IN_RAIL_VEHICLE", "AUTOMOTIVE": .driving
+             "IN_WHEELCHAIR", "IN_ROAD_VEHICLE", "IN_RAIL_VEHICLE", "AUTOMOTIVE", "TRANSIT": .driving
         default: .unknown
         }
     }
@@ -33,6 +35,12 @@ struct StatedActivity: Equatable, Sendable {
 /// What the parsers of one file gathered since the last flush, and what they could not read.
 struct HistoryBatch {
     var points: [Fix] = []
+    /// Points an export names a device for (Records.json `deviceTag`, Timeline Edits `deviceId`):
+    /// kept apart, as two devices' points must never make one stay or trip.
+    var devicePoints: [Int64: [Fix]] = [:]
+    private var devicePointCount = 0
+    /// Devices' names by tag (Takeout's Settings.json), to name them in the devices warning.
+    var deviceNames: [Int64: String] = [:]
     var visits: [StatedVisit] = []
     var activities: [StatedActivity] = []
     var read = 0
@@ -44,24 +52,23 @@ struct HistoryBatch {
         if firstBad == nil { firstBad = line }
     }
 
-    var isFull: Bool { points.count >= 50_000 }
+    mutating func add(_ fix: Fix, device: Int64?) {
+        guard let device else { points.append(fix); return }
+        devicePoints[device, default: []].append(fix)
+        devicePointCount += 1
+    }
+
+    var isFull: Bool { points.count + devicePointCount >= 50_000 }
 
     /// The batch as records: points packed per UTC day and hour, stated visits and activities
     /// one record each, every record keyed by its time and a digest of its content, so the same
     /// content read again (or from a renamed or moved copy) is the same record. Each day is also
     /// listed in the `days` group, so a rebuild finds them in order.
     mutating func takeRecords() -> [StateRecord] {
-        var byHour: [Int64: [Fix]] = [:]
-        for fix in points where HistoryBatch.plausible(fix.time) { byHour[Int64((fix.time / 3600).rounded(.down)), default: []].append(fix) }
         var records: [StateRecord] = []
         var days = Set<String>()
-        for (hour, fixes) in byHour {
-            var packed: [UInt8] = []
-            packed.reserveCapacity(fixes.count * Fix.packedSize)
-            for fix in fixes.sorted(by: HistoryBatch.order) { fix.pack(into: &packed) }
-            let day = HistoryTime.day(Double(hour) * 3600)
-            days.insert(day)
-            records.append(HistoryRecords.record(day: day, kind: .points, time: Double(hour) * 3600, value: packed))
+        for (device, fixes) in [(nil, points)] + devicePoints.map({ ($0.key, $0.value) }) {
+            records += HistoryBatch.pointRecords(fixes, device: device, days: &days)
         }
         for v in visits where HistoryBatch.plausible(v.start) && HistoryBatch.plausible(v.end) {
             let day = HistoryTime.day(v.start)
@@ -74,8 +81,24 @@ struct HistoryBatch {
             records.append(HistoryRecords.record(day: day, kind: .activity, time: a.start, value: Array("\(a.start) \(a.end) \(a.mode.rawValue)".utf8)))
         }
         records += days.map { StateRecord(group: HistoryRecords.daysGroup, key: Array($0.utf8), value: []) }
-        points = []; visits = []; activities = []
+        records += deviceNames.map { StateRecord(group: HistoryRecords.devicesGroup, key: Array(String($0.key).utf8), value: Array($0.value.utf8)) }
+        points = []; devicePoints = [:]; devicePointCount = 0; deviceNames = [:]; visits = []; activities = []
         return records
+    }
+
+    /// One record per UTC hour of `fixes`; a device's start with its tag (8 bytes, little endian).
+    private static func pointRecords(_ fixes: [Fix], device: Int64?, days: inout Set<String>) -> [StateRecord] {
+        var byHour: [Int64: [Fix]] = [:]
+        for fix in fixes where plausible(fix.time) { byHour[Int64((fix.time / 3600).rounded(.down)), default: []].append(fix) }
+        return byHour.map { hour, fixes in
+            var packed: [UInt8] = []
+            packed.reserveCapacity(8 + fixes.count * Fix.packedSize)
+            if let device { withUnsafeBytes(of: device.littleEndian) { packed.append(contentsOf: $0) } }
+            for fix in fixes.sorted(by: order) { fix.pack(into: &packed) }
+            let day = HistoryTime.day(Double(hour) * 3600)
+            days.insert(day)
+            return HistoryRecords.record(day: day, kind: device == nil ? .points : .devicePoints, time: Double(hour) * 3600, value: packed)
+        }
     }
 
     /// A time that has a day (the filter judges it later): finite, and within years 1 to 5000.
@@ -90,11 +113,22 @@ struct HistoryBatch {
 }
 
 /// The layout of the adapter's records: a group per UTC day (`d:YYYY-MM-DD`) holding that day's
-/// point chunks (`p`), stated visits (`v`) and activities (`a`); and `days`, listing the days,
-/// whose settled state is the key and version each item went out with.
+/// point chunks (`p`, and `t` for a tagged device's), stated visits (`v`) and activities (`a`);
+/// `days`, listing the days, whose settled state is the key and version each item went out
+/// with; and `devices`, holding the devices' names (tag → name) and, as its settled state, the
+/// devices the user was told of.
 enum HistoryRecords {
-    enum Kind: UInt8 { case points = 0x70, visit = 0x76, activity = 0x61 }   // p, v, a
+    enum Kind: UInt8 { case points = 0x70, devicePoints = 0x74, visit = 0x76, activity = 0x61 }   // p, t, v, a
     static let daysGroup = "days"
+    static let devicesGroup = "devices"
+
+    /// One UTC day's records, read.
+    struct Day {
+        var points: [Fix] = []
+        var devices: [Int64: [Fix]] = [:]
+        var visits: [StatedVisit] = []
+        var activities: [StatedActivity] = []
+    }
 
     static func group(day: String) -> String { "d:" + day }
 
@@ -103,28 +137,31 @@ enum HistoryRecords {
         return StateRecord(group: group(day: day), key: key, value: value)
     }
 
-    /// One day's points (sorted, one per second: of copies within a second, the one with the
-    /// smallest error, then the smallest coordinates, survives, whatever file it came from),
-    /// stated visits and activities.
-    static func decode(_ records: [StateRecord]) -> (points: [Fix], visits: [StatedVisit], activities: [StatedActivity]) {
-        var points: [Fix] = [], visits: [StatedVisit] = [], activities: [StatedActivity] = []
+    /// One day's points (untagged, and each device's apart), stated visits and activities.
+    static func decode(_ records: [StateRecord]) -> Day {
+        var day = Day()
         for record in records {
             switch record.key.first.flatMap(Kind.init) {
-            case .points: points += Fix.unpack(record.value)
+            case .points: day.points += Fix.unpack(record.value)
+            case .devicePoints where record.value.count >= 8:
+                let tag = record.value.prefix(8).reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+                day.devices[tag, default: []] += Fix.unpack(Array(record.value.dropFirst(8)))
             case .visit:
                 let f = String(decoding: record.value, as: UTF8.self).split(separator: " ").compactMap { Double($0) }
-                if f.count == 4 { visits.append(StatedVisit(start: f[0], end: f[1], latitude: f[2], longitude: f[3])) }
+                if f.count == 4 { day.visits.append(StatedVisit(start: f[0], end: f[1], latitude: f[2], longitude: f[3])) }
             case .activity:
                 let f = String(decoding: record.value, as: UTF8.self).split(separator: " ")
                 if f.count == 3, let start = Double(f[0]), let end = Double(f[1]), let mode = Trip.Mode(rawValue: String(f[2])) {
-                    activities.append(StatedActivity(start: start, end: end, mode: mode))
+                    day.activities.append(StatedActivity(start: start, end: end, mode: mode))
                 }
-            case nil: break
+            case .devicePoints, nil: break
             }
         }
-        return (deduplicated(points), visits, activities)
+        return day
     }
 
+    /// Points sorted, one per second: of copies within a second, the one with the smallest
+    /// error, then the smallest coordinates, survives, whatever file it came from.
     static func deduplicated(_ points: [Fix]) -> [Fix] {
         var out: [Fix] = []
         out.reserveCapacity(points.count)

@@ -82,6 +82,9 @@ struct HistoryDelivery<Sink: ItemSink> {
         settling = AnchorChanges()
     }
 
+    /// Settles another group (what the user was told of) with the last commit.
+    mutating func settle(_ group: (name: String, state: SettledGroup)) { settling.settled[group.name] = group.state }
+
     /// Commits what is left, with every remaining day state, and waits for it.
     mutating func finish() async throws {
         settling.settled[HistoryRecords.daysGroup] = SettledGroup(state: [], changes: indexChanges)

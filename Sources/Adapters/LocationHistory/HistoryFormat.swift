@@ -1,7 +1,8 @@
 /// The export formats this adapter reads, each found from a file's first bytes, never its name.
 enum HistoryFormat: String, CaseIterable, Sendable {
     case gpx, records = "takeout-records", semantic = "takeout-semantic", timeline = "timeline-json",
-         owntracks = "owntracks-rec", geojson
+         owntracks = "owntracks-rec", geojson, timelineArray = "timeline-ios", timelineEdits = "timeline-edits",
+         settings = "takeout-settings"
 
     /// The format of a file beginning with `head`, or nil.
     static func detect(_ head: ArraySlice<UInt8>) -> HistoryFormat? {
@@ -16,9 +17,12 @@ enum HistoryFormat: String, CaseIterable, Sendable {
             // The first of the keys that tell the formats apart.
             let marks: [(String, HistoryFormat)] = [("\"locations\"", .records), ("\"timelineObjects\"", .semantic),
                                                     ("\"semanticSegments\"", .timeline), ("\"rawSignals\"", .timeline),
-                                                    ("\"FeatureCollection\"", .geojson), ("\"features\"", .geojson)]
+                                                    ("\"FeatureCollection\"", .geojson), ("\"features\"", .geojson),
+                                                    ("\"timelineEdits\"", .timelineEdits), ("\"deviceSettings\"", .settings)]
             return marks.compactMap { mark, format in BlockReader.index(of: Array(mark.utf8), in: bytes, from: 0).map { ($0, format) } }
                 .min { $0.0 < $1.0 }?.1
+        case UInt8(ascii: "["):
+            return isTimelineArray(bytes) ? .timelineArray : nil
         case UInt8(ascii: "0")...UInt8(ascii: "9"):
             // An OwnTracks Recorder line: `2024-06-01T07:00:00Z<TAB>topic<TAB>{json}`.
             let line = bytes.prefix { $0 != 0x0A }
@@ -26,6 +30,13 @@ enum HistoryFormat: String, CaseIterable, Sendable {
         default:
             return nil
         }
+    }
+
+    /// The iPhone's Timeline export, a bare array of segments: a `startTime` and a segment kind
+    /// (other JSON arrays, such as Spotify's play history with its `endTime`, have none).
+    private static func isTimelineArray(_ bytes: [UInt8]) -> Bool {
+        func has(_ key: String) -> Bool { BlockReader.index(of: Array("\"\(key)\"".utf8), in: bytes, from: 0) != nil }
+        return has("startTime") && ["visit", "activity", "timelinePath", "timelineMemory"].contains(where: has)
     }
 
     /// The parser of this format over `reader`.
@@ -37,6 +48,9 @@ enum HistoryFormat: String, CaseIterable, Sendable {
         case .timeline: TimelineExport(reader)
         case .owntracks: OwnTracksRecorder(reader)
         case .geojson: GeoJSONPoints(reader)
+        case .timelineArray: TimelineExport(segmentsOf: reader)
+        case .timelineEdits: TimelineEdits(reader)
+        case .settings: TakeoutSettings(reader)
         }
     }
 }

@@ -10,6 +10,8 @@ import IngestCore
 /// spread and to build the one trip between each pair of consecutive visits.
 struct HistoryPlaces {
     let settings: PlaceTracker.Settings
+    /// Which tagged devices' points count, day by day.
+    var devices = DevicePicker()
     /// Stated visits and detected ones overlapping in time are one when this close (metres).
     var mergeDistance: Double { 2 * settings.detector.radius }
 
@@ -19,6 +21,8 @@ struct HistoryPlaces {
         /// The `changes` count of each day group read, to settle it with.
         var changes: [String: Int64] = [:]
         var rejected = 0
+        /// Points stored per tagged device.
+        var devices: [Int64: Int] = [:]
     }
 
     /// The days with records, in order.
@@ -44,16 +48,16 @@ struct HistoryPlaces {
             }
         }
         var stated: [StatedVisit] = [], activities: [StatedActivity] = []
-        for day in days {
-            let group = try records.group(HistoryRecords.group(day: day))
-            derived.changes[HistoryRecords.group(day: day)] = group.changes
-            let (points, visits, acts) = HistoryRecords.decode(group.records)
-            stated += visits; activities += acts
-            for fix in points {
+        var stream = HistoryDays(records, days: days, picker: devices)
+        while let day = try stream.next() {
+            derived.changes[day.group] = day.changes
+            stated += day.visits; activities += day.activities
+            for fix in day.points {
                 if filter.check(fix, now: now) != nil { derived.rejected += 1; continue }
                 take(detector.add(fix))
             }
         }
+        derived.devices = stream.deviceCounts
         take(detector.closeIfStale(now: now))
         let visits = merge(detected, stated: stated)
         detected = []; stated = []        // let go before pass 2 builds every visit and trip
@@ -142,9 +146,9 @@ struct HistoryPlaces {
         }
         var filter = filter()
         var v = 0      // the first visit not over before the point
-        for day in days where v < members.count {
-            let points = HistoryRecords.decode(try records.records(in: HistoryRecords.group(day: day))).points
-            for point in points where filter.check(point, now: now) == nil {
+        var stream = HistoryDays(records, days: days, picker: devices)
+        while v < members.count, let day = try stream.next() {
+            for point in day.points where filter.check(point, now: now) == nil {
                 while v < members.count, point.time > members[v].end { settle(v); v += 1 }
                 guard v < members.count else { break }
                 if point.time >= members[v].arrival {

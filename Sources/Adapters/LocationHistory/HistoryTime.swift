@@ -4,8 +4,9 @@ import IngestCore
 /// (`2024-06-01T07:00:00.123Z`, `…+02:00`), epoch seconds or milliseconds, E7 integers, and
 /// Timeline.json's `"47.3769°, 8.5417°"`.
 enum HistoryTime {
-    /// Seconds since the epoch of an RFC 3339 time, or nil.
-    static func parse(_ text: some Collection<UInt8>) -> Double? {
+    /// Seconds since the epoch of an RFC 3339 time, or nil. A time without a zone designator is
+    /// no instant, unless the format says what it is: GPX's schema makes it UTC (`zonelessIsUTC`).
+    static func parse(_ text: some Collection<UInt8>, zonelessIsUTC: Bool = false) -> Double? {
         let b = Array(text)
         guard b.count >= 19, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
               b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " ") || b[10] == UInt8(ascii: "t"),
@@ -37,8 +38,8 @@ enum HistoryTime {
             i += colon ? 6 : 5
         } else if i < b.count, b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
             i += 1
-        } else {
-            return nil        // a time without a zone is no instant
+        } else if !zonelessIsUTC {
+            return nil
         }
         guard i == b.count else { return nil }
         let days = CivilCalendar.days(year: year, month: month, day: day)
@@ -47,7 +48,8 @@ enum HistoryTime {
 
     static func parse(_ text: String) -> Double? { parse(Array(text.utf8)) }
 
-    /// `"47.3769°, 8.5417°"` (also without the degree signs) as latitude and longitude.
+    /// `"47.3769°, 8.5417°"` (Android's Timeline.json, also without the degree signs) or
+    /// `"geo:47.376900,8.541700"` (the iPhone's export) as latitude and longitude.
     static func latLng(_ text: String) -> (Double, Double)? {
         let parts = text.utf8.split(separator: UInt8(ascii: ","))
         func number(_ part: Substring.UTF8View.SubSequence) -> Double? {

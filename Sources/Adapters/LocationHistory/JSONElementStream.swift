@@ -1,17 +1,25 @@
 /// The elements of the arrays under chosen top-level keys of one large JSON object (`locations`
-/// of a 500 MB Records.json, `semanticSegments` of a Timeline.json), one at a time, each copied
-/// out with the line it starts on. Only brackets, strings and the key before each top-level
-/// array are tracked here; each element is parsed on its own. Running out of bytes inside an
-/// element throws, after every element before the cut was given.
+/// of a 500 MB Records.json, `semanticSegments` of a Timeline.json), or of a document that is
+/// itself an array (the iPhone's Timeline export), one at a time, each copied out with the line
+/// it starts on. Only brackets, strings and the key before each top-level array are tracked
+/// here; each element is parsed on its own. Running out of bytes inside an element throws,
+/// after every element before the cut was given.
 struct JSONElementStream {
     private var reader: BlockReader
     let keys: Set<String>
+    /// The elements wanted are those of the root array (given under the key ""), not of keys.
+    let rootArray: Bool
     private var depth = 0
     private var inTargetArray = false
     /// The last string read at depth 1 (a key, when a `:` follows).
     private var lastKey: [UInt8] = []
 
-    init(_ reader: BlockReader, keys: Set<String>) { self.reader = reader; self.keys = keys }
+    init(_ reader: BlockReader, keys: Set<String>) { self.reader = reader; self.keys = keys; rootArray = false }
+
+    /// The elements of a document that is one array.
+    init(rootArrayOf reader: BlockReader) { self.reader = reader; keys = []; rootArray = true }
+
+    private var elementDepth: Int { rootArray ? 1 : 2 }
 
     var line: Int { reader.line }
 
@@ -20,7 +28,7 @@ struct JSONElementStream {
         while true {
             if reader.position == reader.bytes.count { guard try reader.refill() else { return nil } }
             let c = reader.bytes[reader.position]
-            if inTargetArray, depth == 2, c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+            if inTargetArray, depth == elementDepth, c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
                 let line = reader.line
                 return (String(decoding: lastKey, as: UTF8.self), try element(), line)
             }
@@ -30,11 +38,12 @@ struct JSONElementStream {
                 if depth == 1 { lastKey = text }
                 continue
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                if depth == 1, c == UInt8(ascii: "["), keys.contains(String(decoding: lastKey, as: UTF8.self)) { inTargetArray = true }
+                if depth == elementDepth - 1, c == UInt8(ascii: "["),
+                   rootArray || keys.contains(String(decoding: lastKey, as: UTF8.self)) { inTargetArray = true }
                 depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
-                if depth <= 1 { inTargetArray = false }
+                if depth < elementDepth { inTargetArray = false }
             case UInt8(ascii: "\n"): reader.line += 1
             default: break
             }

@@ -2,8 +2,9 @@ import FoundationEssentials
 import IngestCore
 
 /// `Type=location-history`: visits and trips from location-history exports — GPX tracks,
-/// Google Takeout (Records.json, Semantic Location History, in folders or zips), the on-device
-/// Timeline.json, OwnTracks Recorder `.rec` files, GeoJSON points.
+/// Google Takeout (Records.json, Semantic Location History, Timeline Edits, in folders or zips),
+/// the phones' Timeline exports (Android's Timeline.json, the iPhone's location-history.json),
+/// OwnTracks Recorder `.rec` files, GeoJSON points.
 ///
 /// Every point and stated visit read is kept in the state store, by UTC day, keyed by its
 /// content; an unchanged file is not opened again. When a scan stored anything new, visits and
@@ -13,12 +14,14 @@ import IngestCore
 public struct LocationHistoryAdapter: DeviceAdapter {
     public static let type = "location-history"
     public static let recordScope = RecordScope.instance
-    public static let summary = "location-history exports (GPX, Google Takeout and Timeline.json, OwnTracks .rec, GeoJSON) as visits and trips"
+    public static let summary = "location-history exports (GPX, Google Takeout, the Android and iPhone Timeline exports, OwnTracks .rec, GeoJSON) as visits and trips; DeviceTag= picks a Records.json device"
     enum Key {
         static let path = ConfigKey("Path", repeated: .path, "an export file, zip, or a folder walked recursively for exports")
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
+        static let deviceTag = ConfigKey("DeviceTag", repeated: .integer,
+                                         "a device whose points count (Records.json deviceTag, Timeline Edits deviceId); unset: per day the one with the most points")
     }
-    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude] + PlaceKeys.detectorKeys
+    public static let configKeys: [any ConfigKeyProtocol] = [Key.path, Key.exclude, Key.deviceTag] + PlaceKeys.detectorKeys
     public static let sampleConfig = String(decoding: PackageResources.location_history_conf, as: UTF8.self)
 
     let roots: [String]
@@ -29,7 +32,9 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         let section = config.section
         roots = try section.value(Key.path, where: { !$0.isEmpty }, else: { _ in "missing; name at least one export file or folder" })
         excludes = section[Key.exclude]
-        places = HistoryPlaces(settings: try PlaceTracker.Settings(section: section))
+        var places = HistoryPlaces(settings: try PlaceTracker.Settings(section: section))
+        places.devices.picked = Set(section[Key.deviceTag].map(Int64.init))
+        self.places = places
     }
 
     public var watchedPaths: [String] { roots }
@@ -146,7 +151,38 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         if derived.rejected > 0 { await sink.warn("dropped \(derived.rejected) points (over MaxError, implausible time, or faster than MaxSpeed)") }
         var delivery = try HistoryDelivery(sink)
         try await delivery.send(visits: derived.visits, trips: derived.trips, changes: derived.changes)
+        let (warnings, told) = try deviceWarnings(derived.devices, sink.records)
+        for warning in warnings { await sink.warn(warning) }
+        if let told { delivery.settle(told) }
         try await delivery.finish()
         Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(delivery.count) items queued")
+    }
+
+    /// What to tell of the devices of tagged exports: on every derivation, a `DeviceTag=` that
+    /// names none of them; once, when there are two or more and the user was not told of these
+    /// before, the devices (with their names from Settings.json) and their points. And the
+    /// `devices` group's state to settle: what the user was told of.
+    private func deviceWarnings(_ counts: [Int64: Int], _ records: AdapterRecords) throws -> ([String], (String, SettledGroup)?) {
+        let group = try records.group(HistoryRecords.devicesGroup)
+        var names: [Int64: String] = [:]
+        for record in group.records { Int64(String(decoding: record.key, as: UTF8.self)).map { names[$0] = String(decoding: record.value, as: UTF8.self) } }
+        let listed = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { tag, n in "\(tag) (" + (names[tag].map { $0 + ", " } ?? "") + "\(n) points)" }.joined(separator: ", ")
+        let picked = places.devices.picked
+        var warnings: [String] = []
+        let missing = picked.subtracting(counts.keys)
+        if !missing.isEmpty, !counts.isEmpty {
+            warnings.append("location-history: DeviceTag=\(missing.sorted().map(String.init).joined(separator: ", ")) names no device of the exports, which hold \(listed)")
+        }
+        let state = Array(counts.keys.sorted().map(String.init).joined(separator: " ").utf8)
+        let tell = counts.count > 1 && group.settled != state
+        if tell {
+            let rule = picked.isEmpty
+                ? "each local day uses the one with the most points, the others only in hours it has none; DeviceTag= picks devices"
+                : "DeviceTag= picks " + picked.sorted().map(String.init).joined(separator: ", ")
+            warnings.insert("location-history: the exports hold points of \(counts.count) devices: \(listed); \(rule)", at: 0)
+        }
+        guard tell || group.changes > 0 else { return (warnings, nil) }
+        return (warnings, (HistoryRecords.devicesGroup, SettledGroup(state: tell ? state : group.settled ?? [], changes: group.changes)))
     }
 }

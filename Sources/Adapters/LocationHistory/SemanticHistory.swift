@@ -3,7 +3,9 @@ import IngestCore
 /// Google Takeout's Semantic Location History, one file a month (`2024_JUNE.json`):
 /// `{"timelineObjects": [{"placeVisit": {"location": {"latitudeE7", "longitudeE7", …}, "duration":
 /// {"startTimestamp", "endTimestamp"}}}, {"activitySegment": {"duration": …, "activityType":
-/// "WALKING", …}}]}`; before 2022 the times are `startTimestampMs`/`endTimestampMs`.
+/// "WALKING", …}}]}`; before 2022 the times are `startTimestampMs`/`endTimestampMs`. Files from
+/// before about 2016 have no `activityType`: the mode is `waypointPath.travelMode` (`WALK`) or
+/// the first of the most probable `activities[].activityType` (their probabilities may all be 0).
 struct SemanticHistory: JSONElementParser {
     var elements: JSONElementStream
 
@@ -19,10 +21,22 @@ struct SemanticHistory: JSONElementParser {
         }
         if let segment = object["activitySegment"] {
             guard let (start, end) = SemanticHistory.duration(segment["duration"]) else { return false }
-            batch.activities.append(StatedActivity(start: start, end: end, mode: StatedActivity.mode(segment["activityType"]?.stringValue ?? "")))
+            batch.activities.append(StatedActivity(start: start, end: end, mode: SemanticHistory.mode(segment)))
             return true
         }
         return false
+    }
+
+    /// The segment's activity type in whichever place its era put it.
+    static func mode(_ segment: JSONValue) -> Trip.Mode {
+        let ranked = (segment["activities"]?.arrayValue ?? []).enumerated().max { a, b in
+            let pa = a.element["probability"]?.doubleValue ?? 0, pb = b.element["probability"]?.doubleValue ?? 0
+            return pa != pb ? pa < pb : a.offset > b.offset       // on a tie the earlier listed wins
+        }?.element["activityType"]?.stringValue
+        for type in [segment["activityType"]?.stringValue, segment["waypointPath"]?["travelMode"]?.stringValue, ranked] {
+            if let type, case let mode = StatedActivity.mode(type), mode != .unknown { return mode }
+        }
+        return .unknown
     }
 
     static func duration(_ value: JSONValue?) -> (Double, Double)? {

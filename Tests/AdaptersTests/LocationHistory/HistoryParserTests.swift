@@ -19,8 +19,9 @@ struct HistoryParserTests {
         var more = true
         while more {
             do throws(FileReadError) { more = try parser.read(into: &batch) } catch { failure = error; more = false }
-            all.points += batch.points; all.visits += batch.visits; all.activities += batch.activities
-            batch.points = []; batch.visits = []; batch.activities = []
+            all.points += batch.points + batch.devicePoints.keys.sorted().flatMap { batch.devicePoints[$0] ?? [] }
+            all.visits += batch.visits; all.activities += batch.activities
+            _ = batch.takeRecords()
         }
         all.read = batch.read; all.bad = batch.bad
         return (format, all, failure)
@@ -67,7 +68,7 @@ struct HistoryParserTests {
         } while try zip.next(wanted: { $0.hasSuffix(".json") })
         #expect(found["Records.json"]! == (.records, 600), "timestampMs as a string of milliseconds")
         #expect(found["2024_JUNE.json"]! == (.semantic, 3))
-        #expect(found["Settings.json"]! == (nil, 0), "not an export")
+        #expect(found["Settings.json"]! == (.settings, 0), "device names only; this one lists none")
     }
 
     @Test func aCutFileKeepsWhatCameBeforeTheCut() throws {

@@ -1,0 +1,70 @@
+import IngestCore
+
+/// The stored UTC days in order, each with its points as the detector is to see them: the
+/// untagged ones and the tagged devices' points ``DevicePicker`` chooses, sorted and one per
+/// second. A local day can reach into the UTC days on either side, so a day is given out once
+/// the next one is read, with the hour counts of its neighbours; three days are held at most.
+struct HistoryDays {
+    let records: AdapterRecords
+    let names: [String]
+    let picker: DevicePicker
+    /// Points read per device, over every day given out (what the first import warns of).
+    private(set) var deviceCounts: [Int64: Int] = [:]
+    private var loaded: [Int: Loaded] = [:]
+    private var index = 0
+
+    struct Loaded {
+        var changes: Int64
+        var day: HistoryRecords.Day
+        /// Counted only when the days around hold two devices or more.
+        var hours: DevicePicker.HourCounts?
+    }
+
+    struct Out {
+        var group: String
+        var changes: Int64
+        var points: [Fix]
+        var visits: [StatedVisit]
+        var activities: [StatedActivity]
+    }
+
+    init(_ records: AdapterRecords, days: [String], picker: DevicePicker) {
+        self.records = records; names = days; self.picker = picker
+    }
+
+    mutating func next() throws -> Out? {
+        guard index < names.count else { return nil }
+        for i in max(0, index - 1)...min(names.count - 1, index + 1) where loaded[i] == nil { loaded[i] = try load(i) }
+        loaded[index - 2] = nil
+        let window = (index - 1)...(index + 1)
+        let current = loaded[index]!
+        var chosen: [Fix] = []
+        if Set(window.flatMap { loaded[$0]?.day.devices.keys.filter(picker.admits) ?? [] }).count > 1 {
+            var hours: DevicePicker.HourCounts = [:]
+            for i in window {
+                guard var day = loaded[i] else { continue }
+                if day.hours == nil {
+                    var counted = DevicePicker.HourCounts()
+                    picker.count(day.day.devices, into: &counted)
+                    day.hours = counted
+                    loaded[i] = day
+                }
+                for (hour, counts) in day.hours ?? [:] { hours[hour, default: [:]].merge(counts, uniquingKeysWith: +) }
+            }
+            chosen = picker.choose(current.day.devices, hours: hours)
+        } else {
+            chosen = current.day.devices.filter { picker.admits($0.key) }.flatMap(\.value)
+        }
+        let group = HistoryRecords.group(day: names[index])
+        index += 1
+        return Out(group: group, changes: current.changes, points: HistoryRecords.deduplicated(current.day.points + chosen),
+                   visits: current.day.visits, activities: current.day.activities)
+    }
+
+    private mutating func load(_ i: Int) throws -> Loaded {
+        let group = try records.group(HistoryRecords.group(day: names[i]))
+        let loaded = Loaded(changes: group.changes, day: HistoryRecords.decode(group.records))
+        for (device, fixes) in loaded.day.devices { deviceCounts[device, default: 0] += fixes.count }
+        return loaded
+    }
+}
