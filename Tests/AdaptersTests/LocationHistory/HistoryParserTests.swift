@@ -22,7 +22,7 @@ struct HistoryParserTests {
             all.points += batch.points; all.visits += batch.visits; all.activities += batch.activities
             batch.points = []; batch.visits = []; batch.activities = []
         }
-        all.read = batch.read; all.bad = batch.bad
+        all.read = batch.read; all.bad = batch.bad; all.firstBad = batch.firstBad
         return (format, all, failure)
     }
 
