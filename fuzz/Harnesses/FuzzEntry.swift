@@ -28,6 +28,9 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "node-reply": NodeReplyHarness.run,
     "gpsd-fixes": GPSDFixesHarness.run,
     "location-history": LocationHistoryHarness.run,
+    "fit": FitnessHarness.fit,
+    "kml": FitnessHarness.kml,
+    "tcx": FitnessHarness.tcx,
     "listening-history": ListeningHistoryHarness.run,
     "dconf": DconfHarness.run,
 ]
