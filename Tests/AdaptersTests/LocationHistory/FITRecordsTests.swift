@@ -74,6 +74,19 @@ struct FITRecordsTests {
         #expect(undefined.failure?.description == "FIT: a data message of local type 3 before its definition at byte 12")
     }
 
+    @Test func chainedFilesAreReadOneAfterAnother() throws {
+        typealias T = FITRecordsTests
+        func one(_ time: UInt32) -> [UInt8] {
+            T.file([0x40, 0, 0, 20, 0, 3, 253, 4, 0x86, 0, 4, 0x85, 1, 4, 0x85]
+                + [0x00] + T.le(time) + T.le(T.semicircles(47.3769)) + T.le(T.semicircles(8.5417)))
+        }
+        let (format, batch, failure) = try T.read(one(T.t0) + one(T.t0 + 60))
+        #expect(format == .fit && failure == nil)
+        #expect(batch.points.map(\.time) == [1_717_221_600, 1_717_221_660], "the second file's definitions are its own")
+        let trailing = try T.read(one(T.t0) + [0, 0, 0])
+        #expect(trailing.batch.points.count == 1 && trailing.failure?.description == "FIT: no file header after the CRC at byte 42")
+    }
+
     @Test func stravasGzippedFITAndGarminsZipInAZipGiveEveryRecord() throws {
         let gzipped = try FitnessParserTests.zipped("export_12345678.zip", entry: "activities/1234567890.fit.gz")
         let strava = try HistoryParserTests.read(GzipStream(MemoryByteStream(gzipped, chunk: 7)))
