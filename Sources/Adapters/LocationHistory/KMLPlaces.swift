@@ -1,13 +1,14 @@
-/// The timed places of a KML file (Google Earth, Traccar's and gpsbabel's export, Google's
-/// per-day Timeline KML; inside a KMZ zip as `doc.kml`):
+/// The timed places of a KML file (Google Earth, gpsbabel, Traccar servers whose export writes a
+/// `gx:Track`, Google's per-day Timeline KML; inside a KMZ zip as `doc.kml`):
 /// - `<gx:Track>` (also KML 2.3's `<Track>`, and each track of a `<gx:MultiTrack>`): parallel
 ///   lists of `<when>` times and `<gx:coord>lon lat alt</gx:coord>`, the n-th time with the
-///   n-th coordinate, whether the writer interleaves them (Traccar) or lists all times first
-///   (Google Earth, gpsbabel);
+///   n-th coordinate, whether the writer interleaves them or lists all times first (Google
+///   Earth, gpsbabel, Traccar);
 /// - a `<Placemark>` with a `<Point>` and a `<TimeStamp><when>`: a point at that time;
 /// - a `<Placemark>` with a `<Point>` and a `<TimeSpan>` of a `begin` and a later `end` (Google
 ///   Timeline's places): a stated visit; with only one of them, a point at it.
-/// Placemarks without a time (My Maps pins, a drawn route) are no fixes and no errors. Times
+/// Placemarks without a time (My Maps pins, a drawn route, upstream Traccar's export, which is
+/// a `LineString` of coordinates only) are no fixes and no errors. Times
 /// of a view (`LookAt`, `Camera`) are the camera's, not the place's. Shapes as Google's KML
 /// reference (developers.google.com/kml/documentation/kmlreference, gx:Track) gives them.
 struct KMLPlaces: HistoryParser {

@@ -58,6 +58,21 @@ struct FitnessParserTests {
         #expect(batch.bad == 1, "the track of two times and one coordinate; the pin and the drawn line are no errors")
     }
 
+    /// Traccar's KmlExportProvider: upstream writes one Placemark with an untimed LineString;
+    /// servers whose export adds a gx:Track write it on one line through an XMLStreamWriter, the
+    /// `gx` namespace declared on the track itself, the LineString after it in the same Placemark.
+    @Test func traccarsExportsInBothShapes() throws {
+        let upstream = #"<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>Van</name><Placemark><name>2024-06-01 06:00 - 2024-06-01 07:00</name><LineString><extrude>1</extrude><tessellate>1</tessellate><altitudeMode>absolute</altitudeMode><coordinates>8.541700,47.376900,408.000000 8.541800,47.377000,408.000000</coordinates></LineString></Placemark></Document></kml>"#
+        let plain = try FitnessParserTests.read(upstream)
+        #expect(plain.format == .kml && plain.failure == nil && plain.batch.points.isEmpty && plain.batch.bad == 0)
+        let tracked = #"<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>Van</name><Placemark><name>2024-06-01 06:00 - 2024-06-01 07:00</name><gx:Track xmlns:gx="http://www.google.com/kml/ext/2.2"><altitudeMode>absolute</altitudeMode><when>2024-06-01T06:00:00Z</when><when>2024-06-01T06:00:30.250Z</when><gx:coord>8.541700 47.376900 408.000000</gx:coord><gx:coord>8.541800 47.377000 408.000000</gx:coord></gx:Track><LineString><coordinates>8.541700,47.376900,408.000000 8.541800,47.377000,408.000000</coordinates></LineString></Placemark></Document></kml>"#
+        let track = try FitnessParserTests.read(tracked)
+        let t = HistoryTime.parse("2024-06-01T06:00:00Z")!
+        #expect(track.batch.points == [Fix(time: t, latitude: 47.3769, longitude: 8.5417, altitude: 408),
+                                       Fix(time: t + 30.25, latitude: 47.377, longitude: 8.5418, altitude: 408)])
+        #expect(track.failure == nil && track.batch.bad == 0)
+    }
+
     @Test func tcxTrackpointsWithAPositionAreThePoints() throws {
         let text = """
         <?xml version="1.0" encoding="UTF-8"?>
