@@ -97,6 +97,10 @@ struct FITRecordsTests {
         #expect(abs(first.latitude - 47.376918) < 1e-6 && abs(first.longitude - 8.541756) < 1e-6)
         #expect(strava.1.points.map(\.time) == (0..<600).map { first.time + Double($0) * 30 }, "compressed and big-endian halves in step")
         #expect(strava.1.points.compactMap(\.speed).max() == 12)
+        let twice = try HistoryParserTests.read(GzipStream(MemoryByteStream(gzipped + gzipped, chunk: 7)))
+        #expect(twice.1.points.count == 1200 && twice.2 == nil, "two gzip members are one content: here two chained FIT files")
+        let cut = try HistoryParserTests.read(GzipStream(MemoryByteStream(Array(gzipped.dropLast(1000)), chunk: 7)))
+        #expect(cut.2?.description == "gzip: cut off" && (300..<600).contains(cut.1.points.count), "\(cut.1.points.count) before the cut")
 
         let inner = try FitnessParserTests.zipped("a1b2c3d4_1.zip", entry: "DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip")
         let garmin = try HistoryParserTests.read(ZipEntryStream(MemoryByteStream(inner, chunk: 5)) { $0.hasSuffix(".fit") })
