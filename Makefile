@@ -13,6 +13,9 @@ APT_BUILD = pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev libsystemd
 APT_TEST = python3 openssl sqlite3 strace libimage-exiftool-perl imagemagick libheif-examples libavif-bin webp gpsd gpsd-clients procps
 # mpris: a private session bus, a scriptable test player, mpv with its MPRIS plugin, a tagged file, a second reader, busctl (systemd) to read player properties.
 APT_TEST += dbus python3-dbus python3-gi mpv mpv-mpris ffmpeg playerctl systemd
+# location-history: gpsbabel writes and reads KML, TCX and FIT beside the adapter's readers; pip
+# fetches the sdists with real files (fixtures/location-history/fetch-real-files.sh).
+APT_TEST += gpsbabel python3-pip
 # geoclue: the real daemon on a private system bus, in its own namespaces (unshare, mount: util-linux, mount).
 APT_TEST += geoclue-2.0 util-linux mount
 # focus: dconf-service written by gsettings (GNOME's show-banners), its schema and backend.

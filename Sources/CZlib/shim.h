@@ -5,3 +5,8 @@
 static inline int czlib_inflate_init_raw(z_stream *stream) {
     return inflateInit2(stream, -15);
 }
+
+// windowBits 15 + 16: a gzip member (`.fit.gz`, `.gpx.gz`), header and trailer checked by zlib.
+static inline int czlib_inflate_init_gzip(z_stream *stream) {
+    return inflateInit2(stream, 15 + 16);
+}

@@ -30,6 +30,9 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "location-history": LocationHistoryHarness.run,
     "timeline-ios": TimelineArrayHarness.run,
     "timeline-edits": TimelineEditsHarness.run,
+    "fit": FitnessHarness.fit,
+    "kml": FitnessHarness.kml,
+    "tcx": FitnessHarness.tcx,
     "listening-history": ListeningHistoryHarness.run,
     "dconf": DconfHarness.run,
 ]

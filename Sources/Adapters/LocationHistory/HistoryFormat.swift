@@ -2,17 +2,20 @@
 enum HistoryFormat: String, CaseIterable, Sendable {
     case gpx, records = "takeout-records", semantic = "takeout-semantic", timeline = "timeline-json",
          owntracks = "owntracks-rec", geojson, timelineArray = "timeline-ios", timelineEdits = "timeline-edits",
-         settings = "takeout-settings"
+         settings = "takeout-settings", kml, tcx, fit
 
     /// The format of a file beginning with `head`, or nil.
     static func detect(_ head: ArraySlice<UInt8>) -> HistoryFormat? {
+        if FITRecords.isHeader(head) { return .fit }
         var body = head
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         guard let first = body.firstIndex(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else { return nil }
         let bytes = Array(body[first...])
         switch bytes[0] {
         case UInt8(ascii: "<"):
-            return BlockReader.index(of: Array("<gpx".utf8), in: bytes, from: 0) != nil ? .gpx : nil
+            // The root element (KML's also as `<kml:kml`).
+            let roots: [(String, HistoryFormat)] = [("<gpx", .gpx), ("<TrainingCenterDatabase", .tcx), ("<kml", .kml)]
+            return roots.first { BlockReader.index(of: Array($0.0.utf8), in: bytes, from: 0) != nil }?.1
         case UInt8(ascii: "{"):
             // The first of the keys that tell the formats apart.
             let marks: [(String, HistoryFormat)] = [("\"locations\"", .records), ("\"timelineObjects\"", .semantic),
@@ -51,6 +54,9 @@ enum HistoryFormat: String, CaseIterable, Sendable {
         case .timelineArray: TimelineExport(segmentsOf: reader)
         case .timelineEdits: TimelineEdits(reader)
         case .settings: TakeoutSettings(reader)
+        case .kml: KMLPlaces(reader)
+        case .tcx: TCXTrack(reader)
+        case .fit: FITRecords(reader)
         }
     }
 }

@@ -4,7 +4,8 @@ import IngestCore
 /// `Type=location-history`: visits and trips from location-history exports — GPX tracks,
 /// Google Takeout (Records.json, Semantic Location History, Timeline Edits, in folders or zips),
 /// the phones' Timeline exports (Android's Timeline.json, the iPhone's location-history.json),
-/// OwnTracks Recorder `.rec` files, GeoJSON points.
+/// OwnTracks Recorder `.rec` files, GeoJSON points, and fitness and map files (KML and KMZ,
+/// TCX, FIT; gzipped, and in zips within zips).
 ///
 /// Every point and stated visit read is kept in the state store, by UTC day, keyed by its
 /// content; an unchanged file is not opened again. When a scan stored anything new, visits and
@@ -14,7 +15,7 @@ import IngestCore
 public struct LocationHistoryAdapter: DeviceAdapter {
     public static let type = "location-history"
     public static let recordScope = RecordScope.instance
-    public static let summary = "location-history exports (GPX, Google Takeout, the Android and iPhone Timeline exports, OwnTracks .rec, GeoJSON) as visits and trips; DeviceTag= picks a Records.json device"
+    public static let summary = "location-history exports (GPX, Google Takeout, the Android and iPhone Timeline exports, OwnTracks .rec, GeoJSON, KML/KMZ, TCX, FIT) as visits and trips; DeviceTag= picks a Records.json device"
     enum Key {
         static let path = ConfigKey("Path", repeated: .path, "an export file, zip, or a folder walked recursively for exports")
         static let exclude = ConfigKey("Exclude", repeated: .string, "a glob over the whole path to leave out")
@@ -65,15 +66,9 @@ public struct LocationHistoryAdapter: DeviceAdapter {
     private func read(_ file: FolderWalker.Entry, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws {
         let path = file.name
         do {
-            let stream = try FileByteStream(path: path)
-            var reader = BlockReader(stream)
-            let head = reader.head(64 * 1024)
-            if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-                try await readZip(path, into: &ledger, sink: sink)
-            } else if let format = HistoryFormat.detect(head) {
-                try await parse(format.parser(reader), format: format, name: path, into: &ledger, sink: sink)
-            } else if roots.contains(path) {
-                await sink.warn("\(path): not a location-history export this adapter knows (GPX, Takeout or Timeline JSON, OwnTracks .rec, GeoJSON)")
+            let reader = BlockReader(try FileByteStream(path: path))
+            if try await !readContent(reader, name: path, depth: 0, into: &ledger, sink: sink).known, roots.contains(path) {
+                await sink.warn("\(path): not a location-history export this adapter knows (GPX, KML, TCX, FIT, Takeout or Timeline JSON, OwnTracks .rec, GeoJSON)")
             }
         } catch let error as FileReadError {
             await sink.warn("\(path): \(error)")
@@ -82,33 +77,54 @@ public struct LocationHistoryAdapter: DeviceAdapter {
         try await ledger.commitIfFull()
     }
 
-    /// The exports in a Takeout zip: every entry named like one (`.json`, `.gpx`, `.rec`,
-    /// `.geojson`; photos and mail are passed over unread), each known by its content.
-    private func readZip(_ path: String, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws {
-        let file = try FileByteStream(path: path)      // from the start again: the head was read through another
+    /// How deep zips and gzips may nest (Garmin's export: a zip of zips of `.fit` files).
+    static let maxNesting = 3
+
+    /// Reads a stream as what its content is: a zip's export entries, a gzip's content, or an
+    /// export. Returns whether it was any of them, and what broke a zip off (already warned).
+    private func readContent(_ reader: BlockReader, name: String, depth: Int, into ledger: inout FileLedger<some ItemSink>,
+                             sink: some ItemSink) async throws -> (known: Bool, failure: FileReadError?) {
+        var reader = reader
+        let head = reader.head(64 * 1024)
+        let nested = depth < LocationHistoryAdapter.maxNesting
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]), nested {
+            return (true, try await readZip(BlockReaderStream(reader), name: name, depth: depth + 1, into: &ledger, sink: sink))
+        }
+        if head.starts(with: [0x1F, 0x8B]), nested {
+            let content = BlockReader(try GzipStream(BlockReaderStream(reader)))
+            return try await readContent(content, name: name, depth: depth + 1, into: &ledger, sink: sink)
+        }
+        guard let format = HistoryFormat.detect(head) else { return (false, nil) }
+        return (true, try await parse(format.parser(reader), format: format, name: name, into: &ledger, sink: sink))
+    }
+
+    /// The exports in a zip (a Takeout, a KMZ, Strava's or Garmin's bulk export): every entry
+    /// named like one (`.json`, `.gpx`, `.rec`, `.geojson`, `.kml`, `.tcx`, `.fit`, `.gz`, and
+    /// zips within; photos and mail are passed over unread), each known by its content. Returns
+    /// what broke the archive off, warned.
+    private func readZip(_ stream: any ByteStream, name path: String, depth: Int, into ledger: inout FileLedger<some ItemSink>,
+                         sink: some ItemSink) async throws -> FileReadError? {
         func wanted(_ name: String) -> Bool {
             let lower = name.lowercased()
-            return [".json", ".gpx", ".rec", ".geojson"].contains { lower.hasSuffix($0) }
+            return [".json", ".gpx", ".rec", ".geojson", ".kml", ".tcx", ".fit", ".gz", ".zip", ".kmz"].contains { lower.hasSuffix($0) }
         }
         let zip: ZipEntryStream
-        do { zip = try ZipEntryStream(file, wanted: wanted) } catch {
+        do { zip = try ZipEntryStream(stream, wanted: wanted) } catch {
             // A zip of something else, in a folder: passed over as any other file is.
             if roots.contains(path) { await sink.warn("\(path): \(error)") }
-            return
+            return nil
         }
         while true {
-            var reader = BlockReader(zip)
             let name = path + ": " + zip.entryName
             do {
-                if let format = HistoryFormat.detect(reader.head(64 * 1024)),
-                   let failure = try await parse(format.parser(reader), format: format, name: name, into: &ledger, sink: sink),
+                if let failure = try await readContent(BlockReader(zip), name: name, depth: depth, into: &ledger, sink: sink).failure,
                    failure.description.hasPrefix("zip:") {
-                    return      // warned: a damaged entry, the archive cannot be followed past it
+                    return failure      // warned: a damaged entry, the archive cannot be followed past it
                 }
-                guard try zip.next(wanted: wanted) else { return }
+                guard try zip.next(wanted: wanted) else { return nil }
             } catch let error as FileReadError {
                 await sink.warn("\(name): \(error)")
-                return
+                return error
             }
         }
     }

@@ -77,3 +77,19 @@ final class ReadBlock {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlockReader.blockSize, alignment: 16)
     deinit { buffer.deallocate() }
 }
+
+/// What a ``BlockReader`` has not consumed, as a stream again: the bytes it looked ahead at
+/// (a head read to tell a zip or gzip from an export), then the rest of its stream.
+final class BlockReaderStream: ByteStream {
+    private var reader: BlockReader
+
+    init(_ reader: BlockReader) { self.reader = reader }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileReadError) -> Int {
+        if reader.position == reader.bytes.count { guard try reader.refill() else { return 0 } }
+        let n = min(buffer.count, reader.bytes.count - reader.position)
+        reader.bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[reader.position..<(reader.position + n)])) }
+        reader.position += n
+        return n
+    }
+}

@@ -14,14 +14,7 @@ final class ZipEntryStream: ByteStream {
     /// Compressed input read from the file; `inputStart..<inputEnd` is not given to zlib yet.
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     private var inputStart = 0, inputEnd = 0
-    /// On the heap: zlib keeps the stream's address in its state and refuses a moved stream, and
-    /// `&` on a stored property promises no fixed address.
-    private let zstream: UnsafeMutablePointer<z_stream> = {
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        return stream
-    }()
-    private var inflating = false
+    private let inflater = Inflater()
     private var method: UInt16 = 0
     private var flags: UInt16 = 0
     /// For a stored entry with a known size: bytes still to give.
@@ -66,7 +59,7 @@ final class ZipEntryStream: ByteStream {
         let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { sink.deallocate() }
         while try read(into: sink) > 0 {}
-        if inflating { inflateEnd(zstream); inflating = false }
+        inflater.end()
         finished = false
         if flags & 8 != 0, method == 8 {
             let descriptor = try take(4)
@@ -76,8 +69,6 @@ final class ZipEntryStream: ByteStream {
     }
 
     deinit {
-        if inflating { inflateEnd(zstream) }
-        zstream.deallocate()
         input.deallocate()
     }
 
@@ -122,8 +113,7 @@ final class ZipEntryStream: ByteStream {
         flags = header.flags
         switch header.method {
         case 8:
-            guard czlib_inflate_init_raw(zstream) == Z_OK else { throw FileReadError("zip: zlib could not start") }
-            inflating = true
+            guard inflater.start(gzip: false) else { throw FileReadError("zip: zlib could not start") }
         case 0:
             guard header.flags & 8 == 0 else { throw FileReadError("zip: a stored entry without sizes cannot be streamed") }
             storedLeft = header.size
@@ -176,14 +166,7 @@ final class ZipEntryStream: ByteStream {
         }
         while true {
             if inputStart == inputEnd, try !refill() { throw FileReadError("zip: cut off inside \(entryName)") }
-            let given = inputEnd - inputStart
-            zstream.pointee.next_in = (input.baseAddress! + inputStart).assumingMemoryBound(to: UInt8.self)
-            zstream.pointee.avail_in = UInt32(given)
-            zstream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            zstream.pointee.avail_out = UInt32(min(buffer.count, Int(UInt32.max)))
-            let rc = inflate(zstream, Z_NO_FLUSH)
-            let produced = buffer.count - Int(zstream.pointee.avail_out)
-            inputStart += given - Int(zstream.pointee.avail_in)
+            let (produced, rc) = inflater.inflate(input, from: &inputStart, to: inputEnd, into: buffer)
             switch rc {
             case Z_STREAM_END: finished = true; return produced
             case Z_OK, Z_BUF_ERROR: if produced > 0 { return produced }

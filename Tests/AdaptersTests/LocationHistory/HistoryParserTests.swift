@@ -23,7 +23,7 @@ struct HistoryParserTests {
             all.visits += batch.visits; all.activities += batch.activities
             _ = batch.takeRecords()
         }
-        all.read = batch.read; all.bad = batch.bad
+        all.read = batch.read; all.bad = batch.bad; all.firstBad = batch.firstBad
         return (format, all, failure)
     }
 
