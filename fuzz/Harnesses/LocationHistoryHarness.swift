@@ -17,9 +17,14 @@ enum LocationHistoryHarness {
         } while (try? zip.next(wanted: { _ in true })) == true
     }
 
+    /// The batches as records, decoded back, and their region events paired into stated visits.
     static func drain(_ parser: any HistoryParser) {
         var parser = parser, batch = HistoryBatch()
-        while (try? parser.read(into: &batch)) == true { _ = batch.takeRecords() }
-        _ = batch.takeRecords()
+        var more = true
+        while more {
+            more = (try? parser.read(into: &batch)) == true
+            let day = HistoryRecords.decode(batch.takeRecords())
+            _ = RegionStays.visits(day.regionEvents, regions: day.regions)
+        }
     }
 }

@@ -35,6 +35,10 @@ struct HistoryBatch {
     var points: [Fix] = []
     var visits: [StatedVisit] = []
     var activities: [StatedActivity] = []
+    /// OwnTracks region events and the regions' waypoints, paired into stated visits only when
+    /// deriving (an enter and its leave may lie in two monthly files).
+    var regionEvents: [RegionEvent] = []
+    var regions: [Region] = []
     var read = 0
     var bad = 0
     var firstBad: Int?
@@ -73,8 +77,19 @@ struct HistoryBatch {
             days.insert(day)
             records.append(HistoryRecords.record(day: day, kind: .activity, time: a.start, value: Array("\(a.start) \(a.end) \(a.mode.rawValue)".utf8)))
         }
+        for e in regionEvents where HistoryBatch.plausible(e.time) {
+            let day = HistoryTime.day(e.time)
+            days.insert(day)
+            records.append(HistoryRecords.record(day: day, kind: .regionEvent, time: e.time, value: e.record))
+        }
+        for r in regions {
+            let created = r.id.created.flatMap { HistoryBatch.plausible($0) ? $0 : nil } ?? 0
+            let day = HistoryTime.day(created)
+            days.insert(day)
+            records.append(HistoryRecords.record(day: day, kind: .region, time: created, value: r.record))
+        }
         records += days.map { StateRecord(group: HistoryRecords.daysGroup, key: Array($0.utf8), value: []) }
-        points = []; visits = []; activities = []
+        points = []; visits = []; activities = []; regionEvents = []; regions = []
         return records
     }
 
@@ -90,10 +105,11 @@ struct HistoryBatch {
 }
 
 /// The layout of the adapter's records: a group per UTC day (`d:YYYY-MM-DD`) holding that day's
-/// point chunks (`p`), stated visits (`v`) and activities (`a`); and `days`, listing the days,
-/// whose settled state is the key and version each item went out with.
+/// point chunks (`p`), stated visits (`v`), activities (`a`), OwnTracks region events (`e`) and
+/// waypoints (`w`, under the day the region was made); and `days`, listing the days, whose
+/// settled state is the key and version each item went out with.
 enum HistoryRecords {
-    enum Kind: UInt8 { case points = 0x70, visit = 0x76, activity = 0x61 }   // p, v, a
+    enum Kind: UInt8 { case points = 0x70, visit = 0x76, activity = 0x61, regionEvent = 0x65, region = 0x77 }   // p, v, a, e, w
     static let daysGroup = "days"
 
     static func group(day: String) -> String { "d:" + day }
@@ -105,24 +121,27 @@ enum HistoryRecords {
 
     /// One day's points (sorted, one per second: of copies within a second, the one with the
     /// smallest error, then the smallest coordinates, survives, whatever file it came from),
-    /// stated visits and activities.
-    static func decode(_ records: [StateRecord]) -> (points: [Fix], visits: [StatedVisit], activities: [StatedActivity]) {
-        var points: [Fix] = [], visits: [StatedVisit] = [], activities: [StatedActivity] = []
+    /// stated visits, activities, region events and waypoints, as a batch holds them.
+    static func decode(_ records: [StateRecord]) -> HistoryBatch {
+        var day = HistoryBatch()
         for record in records {
             switch record.key.first.flatMap(Kind.init) {
-            case .points: points += Fix.unpack(record.value)
+            case .points: day.points += Fix.unpack(record.value)
             case .visit:
                 let f = String(decoding: record.value, as: UTF8.self).split(separator: " ").compactMap { Double($0) }
-                if f.count == 4 { visits.append(StatedVisit(start: f[0], end: f[1], latitude: f[2], longitude: f[3])) }
+                if f.count == 4 { day.visits.append(StatedVisit(start: f[0], end: f[1], latitude: f[2], longitude: f[3])) }
             case .activity:
                 let f = String(decoding: record.value, as: UTF8.self).split(separator: " ")
                 if f.count == 3, let start = Double(f[0]), let end = Double(f[1]), let mode = Trip.Mode(rawValue: String(f[2])) {
-                    activities.append(StatedActivity(start: start, end: end, mode: mode))
+                    day.activities.append(StatedActivity(start: start, end: end, mode: mode))
                 }
+            case .regionEvent: if let e = RegionEvent(record: record.value) { day.regionEvents.append(e) }
+            case .region: if let r = Region(record: record.value) { day.regions.append(r) }
             case nil: break
             }
         }
-        return (deduplicated(points), visits, activities)
+        day.points = deduplicated(day.points)
+        return day
     }
 
     static func deduplicated(_ points: [Fix]) -> [Fix] {

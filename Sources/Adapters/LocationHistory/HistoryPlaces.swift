@@ -44,17 +44,20 @@ struct HistoryPlaces {
             }
         }
         var stated: [StatedVisit] = [], activities: [StatedActivity] = []
+        var regionEvents: [RegionEvent] = [], regions: [Region] = []
         for day in days {
             let group = try records.group(HistoryRecords.group(day: day))
             derived.changes[HistoryRecords.group(day: day)] = group.changes
-            let (points, visits, acts) = HistoryRecords.decode(group.records)
-            stated += visits; activities += acts
-            for fix in points {
+            let held = HistoryRecords.decode(group.records)
+            stated += held.visits; activities += held.activities
+            regionEvents += held.regionEvents; regions += held.regions
+            for fix in held.points {
                 if filter.check(fix, now: now) != nil { derived.rejected += 1; continue }
                 take(detector.add(fix))
             }
         }
         take(detector.closeIfStale(now: now))
+        stated += RegionStays.visits(regionEvents, regions: regions)
         let visits = merge(detected, stated: stated)
         detected = []; stated = []        // let go before pass 2 builds every visit and trip
         (derived.visits, derived.trips) = try measure(visits, days: days, records, activities: activities, now: now)
