@@ -41,6 +41,45 @@ struct QuietPhoneTests {
         try day.check(node, officeOpen: true)
     }
 
+    /// The machine is off for the night (the agent killed, gpsd gone), a timer `run` in the
+    /// morning closes the stale visit, then gpsd and `watch` come back at home: the restored
+    /// tracker carries the stay on from the journal, under its key, with no trip.
+    @Test func gpsdCarriesTheStayAcrossANightWithTheMachineOff() throws {
+        let node = try TestNode()
+        let agent = try AgentSandbox()
+        let port = 36_000 + Int(getpid() % 5000)
+        try agent.usePairedNode(node.url, token: node.token)
+        try agent.write("adapters.d/gps.conf", "[Adapter]\nType=gpsd\nHost=127.0.0.1\nPort=\(port)\nNoDataTimeout=5s\n")
+        let day = try makeDay("dead-battery", into: agent.root)
+        // NMEA lines end in CRLF, which Swift's String counts as one Character; three sentences a second.
+        let lines = try String(contentsOfFile: agent.root + "/day.nmea", encoding: .utf8).split(separator: "\r\n")
+        let evening = 3 * (day.warmup_s + 1800)
+        try (lines[..<evening].joined(separator: "\r\n") + "\r\n").write(toFile: agent.root + "/evening.nmea", atomically: true, encoding: .utf8)
+        try (lines[evening...].joined(separator: "\r\n") + "\r\n").write(toFile: agent.root + "/morning.nmea", atomically: true, encoding: .utf8)
+        let home = try #require(day.visits.first)
+
+        var gps: GPSFake? = try GPSFake(log: agent.root + "/evening.nmea", port: port)
+        var watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
+        try gps?.feed()
+        #expect(try eventually(120) { try journaledFixTimes(agent).last == home.arrival + 1799 }, "the evening was journaled")
+        watch.signal(SIGKILL); _ = watch.wait()
+        gps?.kill(); gps = nil
+        let run = try agent.run(["run"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let closed = try node.items("location")
+        #expect(closed.count == 1 && ExpectedDay.time(closed.first?["item"]?["departure"]) == home.arrival + 1799, "the stale close: \(closed)")
+
+        watch = try Child(agentBinary, ["watch", "--send-every", "1s"], env: agent.env)
+        defer { watch.signal(SIGKILL); _ = watch.wait() }
+        gps = try GPSFake(log: agent.root + "/morning.nmea", port: port)
+        try gps?.feed()
+        let lastFix = try #require(day.visits.last).arrival + 2400 - 1
+        #expect(try eventually(120) { try node.items("location").count == 2 && node.items("motion").count == 1 }, "the morning at home, the drive, the office")
+        #expect(try eventually(60) { try journaledFixTimes(agent).last == lastFix }, "the agent read the whole morning")
+        try day.check(node, officeOpen: true)
+        #expect(try node.items("location").first?["key"] == closed.first?["key"], "the night's visit went on under its key")
+    }
+
     @Test(.enabled(if: dayFits(minutes: 720, endsAgo: 1200), "geoclue cannot date this day's replay before midnight UTC on the 1st"),
           arguments: scripts)
     func geoclueGivesOneVisitForTheNightAtHome(script: String) throws {
