@@ -23,7 +23,8 @@ enum LocationHistoryHarness {
         var more = true
         while more {
             more = (try? parser.read(into: &batch)) == true
-            let day = HistoryRecords.decode(batch.takeRecords())
+            var day = HistoryRecords.decode(batch.takeRecords())
+            RegionStays.locate(&day.regionEvents, from: day.points, within: 900)
             _ = RegionStays.visits(day.regionEvents, regions: day.regions)
         }
     }

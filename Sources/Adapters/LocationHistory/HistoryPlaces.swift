@@ -48,8 +48,9 @@ struct HistoryPlaces {
         for day in days {
             let group = try records.group(HistoryRecords.group(day: day))
             derived.changes[HistoryRecords.group(day: day)] = group.changes
-            let held = HistoryRecords.decode(group.records)
+            var held = HistoryRecords.decode(group.records)
             stated += held.visits; activities += held.activities
+            RegionStays.locate(&held.regionEvents, from: held.points, within: settings.detector.maxGap)
             regionEvents += held.regionEvents; regions += held.regions
             for fix in held.points {
                 if filter.check(fix, now: now) != nil { derived.rejected += 1; continue }

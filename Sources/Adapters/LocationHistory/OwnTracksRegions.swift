@@ -80,7 +80,7 @@ struct RegionEvent: Equatable, Sendable {
 
 /// Region events as stated visits: from each enter to the next leave of the same region, at the
 /// region's position where a waypoint defines it, else midway between where the enter and the
-/// leave fired. An enter with no leave yet (the stay goes on, or the leave is in a file not read)
+/// leave fired (an event without `lat`/`lon` takes the location fix nearest it). An enter with no leave yet (the stay goes on, or the leave is in a file not read)
 /// states nothing: the points show the stay meanwhile. A leave with no enter before it (the
 /// export began inside the region) states nothing either; a second enter before a leave (a repeat
 /// after a restart) keeps the first.
@@ -107,6 +107,19 @@ enum RegionStays {
             ?? id.created.flatMap { created in regions.last { $0.id.created == created } }
             ?? id.desc.flatMap { desc in regions.last { $0.id.desc == desc } }
         return match.map { ($0.latitude, $0.longitude) }
+    }
+
+    /// Events without a position of their own take that of the location fix nearest in time,
+    /// within `within` seconds (`points` in time order).
+    static func locate(_ events: inout [RegionEvent], from points: [Fix], within: Double) {
+        for i in events.indices where events[i].latitude == nil || events[i].longitude == nil {
+            let t = events[i].time
+            var lo = 0, hi = points.count          // the first point not before t
+            while lo < hi { let mid = (lo + hi) / 2; if points[mid].time < t { lo = mid + 1 } else { hi = mid } }
+            let nearest = [lo - 1, lo].filter(points.indices.contains).min { abs(points[$0].time - t) < abs(points[$1].time - t) }
+            guard let n = nearest, abs(points[n].time - t) <= within else { continue }
+            events[i].latitude = points[n].latitude; events[i].longitude = points[n].longitude
+        }
     }
 
     static func midway(_ a: RegionEvent, _ b: RegionEvent) -> (latitude: Double, longitude: Double)? {

@@ -68,6 +68,16 @@ struct OwnTracksRegionTests {
         #expect(RegionStays.visits(old, regions: [byCreation]).map(\.latitude) == [46])
     }
 
+    @Test func anEventWithoutAPositionTakesTheNearestLocationFixWithinMaxGap() {
+        var events = [RegionEvent(time: 1000, enter: true, latitude: nil, longitude: nil, region: RegionID(rid: "r1", created: nil, desc: nil)),
+                      RegionEvent(time: 9000, enter: false, latitude: nil, longitude: nil, region: RegionID(rid: "r1", created: nil, desc: nil))]
+        let points = [Fix(time: 400, latitude: 1, longitude: 1), Fix(time: 1100, latitude: 2, longitude: 2), Fix(time: 5000, latitude: 3, longitude: 3)]
+        RegionStays.locate(&events, from: points, within: 900)
+        #expect(events[0].latitude == 2 && events[0].longitude == 2, "1100 is nearer than 400")
+        #expect(events[1].latitude == nil, "no fix within 15 min of 9000")
+        #expect(RegionStays.visits(events, regions: []).map(\.latitude) == [2], "midway of the one position known")
+    }
+
     @Test func unpairedEventsStateNothingAndARepeatedEnterKeepsTheFirst() {
         #expect(RegionStays.visits([event(1000, false)], regions: []).isEmpty, "a leave with no enter: the export began inside")
         #expect(RegionStays.visits([event(1000, true)], regions: []).isEmpty, "an enter with no leave yet")
