@@ -4,7 +4,7 @@ import Testing
 
 /// geoclue 2.6 dates NMEA times on today's UTC date (a time ahead of the clock is taken as
 /// yesterday's, which fails on the 1st of a month): the replayed day must fit since midnight then.
-private func dayFits(minutes: Double, endsAgo: Double) -> Bool {
+func dayFits(minutes: Double, endsAgo: Double) -> Bool {
     let now = Date()
     var utc = Calendar(identifier: .gregorian)
     utc.timeZone = TimeZone(identifier: "UTC")!

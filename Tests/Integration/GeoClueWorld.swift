@@ -40,13 +40,14 @@ final class GeoClueWorld {
         for child in [watch, locationAgent, geoclue, replay] { child?.signal(SIGKILL); _ = child?.wait() }
     }
 
-    /// Writes a scripted day (fixtures/gpsd/make-day.py, one fix every `every` seconds, no
-    /// warm-up) that ends `endsAgo` seconds before now: geoclue dates NMEA times on today's UTC
+    /// Writes a scripted day (fixtures/gpsd/make-day.py `--script`, one fix every `every` seconds,
+    /// no warm-up) that ends `endsAgo` seconds before now: geoclue dates NMEA times on today's UTC
     /// date and drops fixes older than the last one, so the replayed times lie in the past.
-    func writeDay(minutes: Double, every: Double, endsAgo: Double) throws -> ExpectedDay {
+    func writeDay(minutes: Double, every: Double, endsAgo: Double, script: String = "day") throws -> ExpectedDay {
         let start = (Date().timeIntervalSince1970 - endsAgo - minutes * 60).rounded()
         let r = try runProcess("/usr/bin/python3", [repoRoot + "/fixtures/gpsd/make-day.py", "--out", dir, "--start", String(start),
-                                                   "--every", String(every), "--warmup", "0", "--minutes", String(minutes)])
+                                                   "--every", String(every), "--warmup", "0", "--minutes", String(minutes),
+                                                   "--script", script])
         try #require(r.status == 0, "make-day.py: \(r.stderr)")
         return try ExpectedDay(contentsOf: dir + "/day.expected.json")
     }

@@ -136,7 +136,8 @@ struct LocationHistoryTests {
         #expect(second.count == first.count + 7, "the .rec file's day: 3 visits, 2 trips, the trip to it from the first day; the tombstone's key")
         #expect(try rig.node.items("location").first { $0["key"]?.stringValue == gone }?["deleted"] == .bool(true), "the vanished visit's tombstone")
         let tables = try runProcess("/usr/bin/sqlite3", [db, "SELECT grp, length(settled) > 0 FROM record_groups WHERE grp = 'days' OR grp LIKE 'd:%' ORDER BY grp"])
-        #expect(tables.stdout.split(separator: "\n") == ["d:2024-06-01|1", "d:2024-06-03|1", "days|0"], "\(tables.stdout)")
+        // 2024-05-02: the day the .rec file's regions were made (its waypoints), which sends nothing.
+        #expect(tables.stdout.split(separator: "\n") == ["d:2024-05-02|0", "d:2024-06-01|1", "d:2024-06-03|1", "days|0"], "\(tables.stdout)")
         try rig.agent.run(["resync", "lh"])
         #expect(try rig.latest().mapValues(\.version) == second.mapValues(\.version), "a resync derives the same")
     }

@@ -17,9 +17,15 @@ enum LocationHistoryHarness {
         } while (try? zip.next(wanted: { _ in true })) == true
     }
 
+    /// The batches as records, decoded back, and their region events paired into stated visits.
     static func drain(_ parser: any HistoryParser) {
         var parser = parser, batch = HistoryBatch()
-        while (try? parser.read(into: &batch)) == true { _ = batch.takeRecords() }
-        _ = batch.takeRecords()
+        var more = true
+        while more {
+            more = (try? parser.read(into: &batch)) == true
+            var day = HistoryRecords.decode(batch.takeRecords())
+            RegionStays.locate(&day.regionEvents, from: day.points, within: 900)
+            _ = RegionStays.visits(day.regionEvents, regions: day.regions)
+        }
     }
 }

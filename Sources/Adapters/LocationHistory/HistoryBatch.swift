@@ -43,6 +43,10 @@ struct HistoryBatch {
     var deviceNames: [Int64: String] = [:]
     var visits: [StatedVisit] = []
     var activities: [StatedActivity] = []
+    /// OwnTracks region events and the regions' waypoints, paired into stated visits only when
+    /// deriving (an enter and its leave may lie in two monthly files).
+    var regionEvents: [RegionEvent] = []
+    var regions: [Region] = []
     var read = 0
     var bad = 0
     var firstBad: Int?
@@ -80,9 +84,21 @@ struct HistoryBatch {
             days.insert(day)
             records.append(HistoryRecords.record(day: day, kind: .activity, time: a.start, value: Array("\(a.start) \(a.end) \(a.mode.rawValue)".utf8)))
         }
+        for e in regionEvents where HistoryBatch.plausible(e.time) {
+            let day = HistoryTime.day(e.time)
+            days.insert(day)
+            records.append(HistoryRecords.record(day: day, kind: .regionEvent, time: e.time, value: e.record))
+        }
+        for r in regions {
+            let created = r.id.created.flatMap { HistoryBatch.plausible($0) ? $0 : nil } ?? 0
+            let day = HistoryTime.day(created)
+            days.insert(day)
+            records.append(HistoryRecords.record(day: day, kind: .region, time: created, value: r.record))
+        }
         records += days.map { StateRecord(group: HistoryRecords.daysGroup, key: Array($0.utf8), value: []) }
         records += deviceNames.map { StateRecord(group: HistoryRecords.devicesGroup, key: Array(String($0.key).utf8), value: Array($0.value.utf8)) }
         points = []; devicePoints = [:]; devicePointCount = 0; deviceNames = [:]; visits = []; activities = []
+        regionEvents = []; regions = []
         return records
     }
 
@@ -113,12 +129,15 @@ struct HistoryBatch {
 }
 
 /// The layout of the adapter's records: a group per UTC day (`d:YYYY-MM-DD`) holding that day's
-/// point chunks (`p`, and `t` for a tagged device's), stated visits (`v`) and activities (`a`);
-/// `days`, listing the days, whose settled state is the key and version each item went out
-/// with; and `devices`, holding the devices' names (tag → name) and, as its settled state, the
-/// devices the user was told of.
+/// point chunks (`p`, and `t` for a tagged device's), stated visits (`v`), activities (`a`),
+/// OwnTracks region events (`e`) and waypoints (`w`, under the day the region was made); `days`,
+/// listing the days, whose settled state is the key and version each item went out with; and
+/// `devices`, holding the devices' names (tag → name) and, as its settled state, the devices the
+/// user was told of.
 enum HistoryRecords {
-    enum Kind: UInt8 { case points = 0x70, devicePoints = 0x74, visit = 0x76, activity = 0x61 }   // p, t, v, a
+    enum Kind: UInt8 {
+        case points = 0x70, devicePoints = 0x74, visit = 0x76, activity = 0x61, regionEvent = 0x65, region = 0x77   // p, t, v, a, e, w
+    }
     static let daysGroup = "days"
     static let devicesGroup = "devices"
 
@@ -128,6 +147,8 @@ enum HistoryRecords {
         var devices: [Int64: [Fix]] = [:]
         var visits: [StatedVisit] = []
         var activities: [StatedActivity] = []
+        var regionEvents: [RegionEvent] = []
+        var regions: [Region] = []
     }
 
     static func group(day: String) -> String { "d:" + day }
@@ -137,7 +158,8 @@ enum HistoryRecords {
         return StateRecord(group: group(day: day), key: key, value: value)
     }
 
-    /// One day's points (untagged, and each device's apart), stated visits and activities.
+    /// One day's points (untagged, and each device's apart), stated visits, activities, region
+    /// events and waypoints.
     static func decode(_ records: [StateRecord]) -> Day {
         var day = Day()
         for record in records {
@@ -154,6 +176,8 @@ enum HistoryRecords {
                 if f.count == 3, let start = Double(f[0]), let end = Double(f[1]), let mode = Trip.Mode(rawValue: String(f[2])) {
                     day.activities.append(StatedActivity(start: start, end: end, mode: mode))
                 }
+            case .regionEvent: if let e = RegionEvent(record: record.value) { day.regionEvents.append(e) }
+            case .region: if let r = Region(record: record.value) { day.regions.append(r) }
             case .devicePoints, nil: break
             }
         }

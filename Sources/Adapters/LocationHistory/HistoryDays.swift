@@ -26,6 +26,8 @@ struct HistoryDays {
         var points: [Fix]
         var visits: [StatedVisit]
         var activities: [StatedActivity]
+        var regionEvents: [RegionEvent]
+        var regions: [Region]
     }
 
     init(_ records: AdapterRecords, days: [String], picker: DevicePicker) {
@@ -58,7 +60,8 @@ struct HistoryDays {
         let group = HistoryRecords.group(day: names[index])
         index += 1
         return Out(group: group, changes: current.changes, points: HistoryRecords.deduplicated(current.day.points + chosen),
-                   visits: current.day.visits, activities: current.day.activities)
+                   visits: current.day.visits, activities: current.day.activities,
+                   regionEvents: current.day.regionEvents, regions: current.day.regions)
     }
 
     private mutating func load(_ i: Int) throws -> Loaded {

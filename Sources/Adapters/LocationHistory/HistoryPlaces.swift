@@ -48,10 +48,13 @@ struct HistoryPlaces {
             }
         }
         var stated: [StatedVisit] = [], activities: [StatedActivity] = []
+        var regionEvents: [RegionEvent] = [], regions: [Region] = []
         var stream = HistoryDays(records, days: days, picker: devices)
-        while let day = try stream.next() {
+        while var day = try stream.next() {
             derived.changes[day.group] = day.changes
             stated += day.visits; activities += day.activities
+            RegionStays.locate(&day.regionEvents, from: day.points, within: settings.detector.maxGap)
+            regionEvents += day.regionEvents; regions += day.regions
             for fix in day.points {
                 if filter.check(fix, now: now) != nil { derived.rejected += 1; continue }
                 take(detector.add(fix))
@@ -59,6 +62,7 @@ struct HistoryPlaces {
         }
         derived.devices = stream.deviceCounts
         take(detector.closeIfStale(now: now))
+        stated += RegionStays.visits(regionEvents, regions: regions)
         let visits = merge(detected, stated: stated)
         detected = []; stated = []        // let go before pass 2 builds every visit and trip
         (derived.visits, derived.trips) = try measure(visits, days: days, records, activities: activities, now: now)

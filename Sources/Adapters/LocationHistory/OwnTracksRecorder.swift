@@ -1,8 +1,12 @@
 import IngestCore
 
 /// An OwnTracks Recorder `.rec` file: one line per message, `2024-06-01T07:00:00Z<TAB>topic
-/// <TAB>{"_type": "location", "tst": 1717225200, "lat": …, "lon": …, "acc": 10, "vel": 18, …}`.
-/// Only `location` messages are fixes; the time is `tst` (epoch seconds), `vel` is km/h.
+/// <TAB>{"_type": "location", "tst": 1717225200, "lat": …, "lon": …, "acc": 10, "vel": 18, …}`,
+/// the topic padded to 18 (`*` for the device's own topic, `event` for transitions, `waypoint`).
+/// `location` messages are fixes (the time is `tst`, epoch seconds; `vel` is km/h); `transition`
+/// messages (`event` enter|leave, `tst`, `wtst`, `rid`, `desc`, `lat`/`lon`) and `waypoint`
+/// messages (`desc`, `lat`, `lon`, `rad`, `tst`, `rid`) are the region events and regions that
+/// `RegionStays` makes stated visits of. Cards, lwt, status and the rest are passed over.
 struct OwnTracksRecorder: HistoryParser {
     private var reader: BlockReader
 
@@ -31,7 +35,17 @@ struct OwnTracksRecorder: HistoryParser {
             if !unfinished, line.contains(where: { $0 != 0x20 && $0 != 0x0D }) { batch.reject(line: reader.line) }
             return
         }
-        guard message["_type"]?.stringValue == "location" else { return }       // a waypoint, a transition, a card
+        switch message["_type"]?.stringValue {
+        case "location": break
+        case "transition":
+            guard let event = RegionEvent(transition: message) else { batch.reject(line: reader.line); return }
+            batch.regionEvents.append(event)
+            return
+        case "waypoint":
+            if let region = Region(waypoint: message) { batch.regions.append(region) }     // else a beacon: no position
+            return
+        default: return                                                              // a card, lwt, status, steps
+        }
         guard let tst = message["tst"]?.doubleValue, let lat = message["lat"]?.doubleValue, let lon = message["lon"]?.doubleValue else {
             batch.reject(line: reader.line); return
         }

@@ -7,11 +7,13 @@ enum PlaceKeys {
     static let maxSpeed = ConfigKey("MaxSpeed", .number, default: "300", "drop fixes implying a faster move (metres per second)")
     static let radius = ConfigKey("Radius", .number, default: "100", "a stay keeps within this distance of where it began (metres)")
     static let minStay = ConfigKey("MinStay", .duration, default: "5min", "the shortest stay that is a visit")
-    static let maxGap = ConfigKey("MaxGap", .duration, default: "15min", "a longer gap between fixes ends a stay")
+    static let maxGap = ConfigKey("MaxGap", .duration, default: "15min", "a longer gap between fixes ends a stay, unless BridgeGap bridges it")
+    static let bridgeGap = ConfigKey("BridgeGap", .duration, default: "24h",
+                                     "a stay goes on across a silence up to this long when the next fix is back within Radius")
     static let keepFixes = ConfigKey("KeepFixes", .duration, default: "30d", "how long fixes are kept for resync")
 
     /// The detector and filter keys; `keepFixes` only for adapters that journal live fixes.
-    static let detectorKeys: [any ConfigKeyProtocol] = [maxError, maxSpeed, radius, minStay, maxGap]
+    static let detectorKeys: [any ConfigKeyProtocol] = [maxError, maxSpeed, radius, minStay, maxGap, bridgeGap]
 }
 
 extension PlaceTracker.Settings {
@@ -26,6 +28,7 @@ extension PlaceTracker.Settings {
         detector.radius = try positive(PlaceKeys.radius)
         detector.minStay = s[PlaceKeys.minStay]
         detector.maxGap = s[PlaceKeys.maxGap]
+        detector.bridgeGap = s[PlaceKeys.bridgeGap]
         keepFixes = s[PlaceKeys.keepFixes]
     }
 }

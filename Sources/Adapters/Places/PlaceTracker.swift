@@ -29,6 +29,9 @@ struct PlaceTracker {
     /// Chunks completed since the last commit (a fast replay fills several between commits).
     private var finishedChunks: [JournalEntry] = []
     private var pruneBefore: Double?
+    /// The departure a timer `run` last sent for the open visit gone stale, so the next runs do
+    /// not send it again while no fix comes.
+    private var staleDeparture: Double?
     private(set) var rejected: [FixFilter.Rejection: Int] = [:]
 
     /// Rebuilds the tracker by replaying the journal from the anchor's resume point; returns it
@@ -39,6 +42,7 @@ struct PlaceTracker {
         let entries = try journal(saved.map { $0.resume - PlaceTracker.chunkSeconds } ?? 0)
         var tracker = PlaceTracker(settings: settings)
         tracker.processedUntil = saved?.processedUntil ?? -Double.infinity
+        tracker.staleDeparture = saved?.staleDeparture
         tracker.chunk = entries.last
         var items: [Item] = []
         var last: Fix?
@@ -97,8 +101,14 @@ struct PlaceTracker {
         return detector.add(fix).map(PlaceItems.item)
     }
 
-    /// `run`: closes a visit that went stale by the wall clock.
-    mutating func closeIfStale(now: Double) -> [Item] { detector.closeIfStale(now: now).map(PlaceItems.item) }
+    /// `run`: closes a visit that went stale by the wall clock, once per departure. The detector
+    /// keeps the visit open, so a fix back within `Radius` before `BridgeGap` carries it on.
+    mutating func closeIfStale(now: Double) -> [Item] {
+        let events = detector.closeIfStale(now: now)
+        guard case .closed(let visit)? = events.first, visit.departure != staleDeparture else { return [] }
+        staleDeparture = visit.departure
+        return events.map(PlaceItems.item)
+    }
 
     /// What to commit with the items just returned: the state, the growing chunk, the pruning.
     mutating func takeChanges() -> AnchorChanges {
@@ -112,7 +122,8 @@ struct PlaceTracker {
     func pendingChanges() -> AnchorChanges {
         var changes = AnchorChanges()
         if let resume = detector.resumePoint {
-            changes.updates["state"] = SavedState(resume: resume.time, startsTrip: resume.startsTrip, processedUntil: processedUntil).encoded
+            changes.updates["state"] = SavedState(resume: resume.time, startsTrip: resume.startsTrip, processedUntil: processedUntil,
+                                                  staleDeparture: detector.isVisitOpen ? staleDeparture : nil).encoded
         }
         changes.records = finishedChunks.map(\.record)
         if chunkDirty, let chunk { changes.records.append(chunk.record) }
@@ -148,21 +159,24 @@ struct PlaceTracker {
     }
 }
 
-/// The `state` anchor entry, as text: `v1 resume startsTrip processedUntil`.
+/// The `state` anchor entry, as text: `v1 resume startsTrip processedUntil [staleDeparture]`.
 struct SavedState {
     var resume: Double
     var startsTrip: Bool
     var processedUntil: Double
+    var staleDeparture: Double?
 
-    init(resume: Double, startsTrip: Bool, processedUntil: Double) {
-        self.resume = resume; self.startsTrip = startsTrip; self.processedUntil = processedUntil
+    init(resume: Double, startsTrip: Bool, processedUntil: Double, staleDeparture: Double? = nil) {
+        self.resume = resume; self.startsTrip = startsTrip; self.processedUntil = processedUntil; self.staleDeparture = staleDeparture
     }
 
     init?(_ data: Data) {
         let f = String(decoding: data, as: UTF8.self).split(separator: " ")
-        guard f.count == 4, f[0] == "v1", let resume = Double(f[1]), let until = Double(f[3]) else { return nil }
-        self.init(resume: resume, startsTrip: f[2] == "1", processedUntil: until)
+        guard f.count == 4 || f.count == 5, f[0] == "v1", let resume = Double(f[1]), let until = Double(f[3]) else { return nil }
+        self.init(resume: resume, startsTrip: f[2] == "1", processedUntil: until, staleDeparture: f.count == 5 ? Double(f[4]) : nil)
     }
 
-    var encoded: Data { Data("v1 \(resume) \(startsTrip ? 1 : 0) \(processedUntil)".utf8) }
+    var encoded: Data {
+        Data(("v1 \(resume) \(startsTrip ? 1 : 0) \(processedUntil)" + (staleDeparture.map { " \($0)" } ?? "")).utf8)
+    }
 }

@@ -37,11 +37,22 @@ struct Trip: Sendable, Equatable {
 /// trip and the next fix becomes the anchor. A trip runs from one visit's departure to the next
 /// one's arrival: one per pair of consecutive visits, none before the first. Every rule uses the fixes' own times, so
 /// replaying a log gives what living it gave.
+///
+/// Phones go quiet when still (and die overnight), so a silence over `maxGap` ends a stay only
+/// when it ends elsewhere: when the first fix after it lies within `radius` of the stay's centre
+/// (of the anchor, for a cluster not yet a visit) and the silence is at most `bridgeGap`, the stay
+/// goes on across it, and an open visit is sent again as open (a timer `run` may have closed it
+/// by the wall clock meanwhile). A silence that ends elsewhere ends the stay at its last fix before it.
 struct VisitDetector {
     struct Settings: Sendable {
         var radius = 100.0          // metres
         var minStay = 300.0         // seconds
         var maxGap = 900.0          // seconds
+        /// The longest silence a stay goes on across when the next fix is back within `radius`.
+        var bridgeGap = 86_400.0    // seconds
+
+        /// The longest silence between two fixes of one stay.
+        var longestSilence: Double { max(maxGap, bridgeGap) }
     }
 
     enum Event: Sendable, Equatable {
@@ -80,12 +91,14 @@ struct VisitDetector {
         var events: [Event] = []
         while scan < pending.count {
             if open != nil {
+                let bridged = pending[scan].time - pending[scan - 1].time > settings.maxGap
                 guard let ended = stepOpenVisit() else { break }     // waiting for the fix after a stray one
                 if ended { events.append(.closed(closeVisit(departingAt: scan - 1))) }
+                else if bridged { events.append(.opened(summarize(pending[head..<scan], arrival: pending[head], departure: nil))) }
                 continue
             }
             let next = pending[scan], anchor = pending[head]
-            if next.time - pending[scan - 1].time <= settings.maxGap, Geo.distance(anchor, next) <= settings.radius {
+            if next.time - pending[scan - 1].time <= settings.longestSilence, Geo.distance(anchor, next) <= settings.radius {
                 scan += 1
                 if next.time - anchor.time >= settings.minStay { events += openVisit() }
             } else {
@@ -97,17 +110,19 @@ struct VisitDetector {
     }
 
     /// `run` without a live watcher: a visit whose last fix lies more than `maxGap` before the
-    /// wall clock is over, departed at its last fix within the radius.
-    mutating func closeIfStale(now: Double) -> [Event] {
+    /// wall clock is over as far as anyone knows, departed at its last fix within the radius. The
+    /// detector keeps it open all the same (so does the state a restart resumes from): the next
+    /// fix may still come back within `radius` before `bridgeGap`, and then the stay goes on.
+    func closeIfStale(now: Double) -> [Event] {
         guard open != nil, let last = pending.last, now - last.time > settings.maxGap else { return [] }
-        return [.closed(closeVisit(departingAt: scan - 1))]
+        return [.closed(summarize(pending[head..<scan], arrival: pending[head], departure: pending[scan - 1].time))]
     }
 
     /// One step of an open visit over `pending[scan]`: false when the fix belongs to the visit
     /// (taken in), true when the visit ended before it, nil when that needs the next fix.
     private mutating func stepOpenVisit() -> Bool? {
-        let next = pending[scan]
-        if next.time - pending[scan - 1].time > settings.maxGap { return true }
+        let next = pending[scan], silence = next.time - pending[scan - 1].time
+        if silence > settings.maxGap, silence > settings.bridgeGap || !isNearCentre(next) { return true }
         if isNearCentre(next) {
             centre = (centre.latitude + next.latitude, centre.longitude + next.longitude, centre.count + 1)
             scan += 1

@@ -45,9 +45,9 @@ struct SparseNoisyVisitTests {
         #expect(visits.map(\.fixes) == [fixes.count], "every distinct fix of the stay counts, the stray one too")
     }
 
-    @Test func aHoleOverMaxGapSplitsTheStayWithOneTripBetween() {
+    @Test func withoutABridgeAHoleOverMaxGapSplitsTheStayWithOneTripBetween() {
         let t0 = NoisyDay.start
-        let (visits, trips) = run(still(t0, t0 + 1200) + still(t0 + 2200, t0 + 3600))
+        let (visits, trips) = run(still(t0, t0 + 1200) + still(t0 + 2200, t0 + 3600), .init(bridgeGap: 0))
         #expect(visits.map(\.arrival) == [t0, t0 + 2200])
         #expect(trips.count == 1)
     }

@@ -84,8 +84,8 @@ struct VisitDetectorTests {
         #expect(d.closeIfStale(now: t0 + 599 + 900).isEmpty, "not yet more than the gap")
         let stale = closed(d.closeIfStale(now: t0 + 599 + 901))
         #expect(stale.map(\.departure) == [t0 + 599])
-        // Same place after a 20 min gap: a new visit, not the old one reopened.
-        var g = VisitDetector(settings: .init())
+        // Without a bridge (BridgeGap=0), the same place after a 20 min gap is a new visit.
+        var g = VisitDetector(settings: .init(bridgeGap: 0))
         _ = run(stay, &g)
         let later = (0..<600).map { Fix(time: t0 + 1800 + Double($0), latitude: 52.5, longitude: 13.4) }
         let events = run(later, &g)
