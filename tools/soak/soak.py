@@ -62,6 +62,7 @@ class Soak:
         self.produced = activity.Produced()
         self.failures, self.events = [], []
         self.stopping = threading.Event()
+        self.focus_on = threading.Event()       # do-not-disturb is on: the clock steps only then
         self.parts = []
 
     def log(self, text):
@@ -136,13 +137,17 @@ class Soak:
     def toggle_focus(self, n):
         self.focus.set("inhibited", True)
         on = (time.monotonic(), time.time(), self.offset)
+        self.focus_on.set()
         time.sleep(self.plan.focus_every / 2)
+        self.focus_on.clear()
         self.focus.set("inhibited", False)
         with self.produced.lock:
             self.produced.focus_spans.append((on[0], time.monotonic(), on[1], on[2]))
 
     def drive(self):
-        plan, self.offset = self.plan, 0
+        """Runs the producers and, from the main thread, the suspend and the two clock steps. Each
+        step waits for a do-not-disturb span to be on, so one span starts before and ends after it."""
+        plan, self.offset, self.steps = self.plan, 0, []
         threads = [self.every(plan.capture_every, lambda n: activity.capture(self.args.binary, self.env, n, self.produced), "captures"),
                    self.every(plan.files_every, lambda n: self.files.add(), "files"),
                    self.every(plan.focus_every, self.toggle_focus, "focus", pause_in_suspend=True)]
@@ -156,15 +161,17 @@ class Soak:
                 self.watch.suspend(plan.suspend_for)
                 self.log("watch: SIGCONT")
                 suspended = True
-            elif stepped == 0 and t >= plan.step_back_at:
+            elif stepped == 0 and t >= plan.step_back_at and self.focus_on.is_set():
                 self.offset = -3600
                 self.watch.set_offset(self.offset)
                 self.log("wall clock of watch: one hour back")
+                self.steps = [t]
                 stepped = 1
-            elif stepped == 1 and t >= plan.step_forward_at:
+            elif stepped == 1 and t >= plan.step_forward_at and self.focus_on.is_set():
                 self.offset = 0
                 self.watch.set_offset(0)
                 self.log("wall clock of watch: forward again")
+                self.steps.append(t)
                 stepped = 2
             time.sleep(0.5)
         self.stopping.set()
@@ -223,8 +230,8 @@ class Soak:
         early, which shows `watch` read the faked wall clock."""
         spans = [r for r in records if r["endpoint"] == "focus" and r["item"].get("mode") == "do-not-disturb"]
         starts = [(checks.epoch(r["item"]["start"]), r) for r in spans]
-        matched, self.faked_seen = set(), 0
-        for _, _, real_on, offset in self.produced.focus_spans:
+        matched, self.faked_seen, self.off_length = set(), 0, []
+        for mono_on, mono_off, real_on, offset in self.produced.focus_spans:
             hits = [r for s, r in starts if abs(s - (real_on + offset)) < 5 and r["key"] not in matched]
             if not hits:
                 self.failures.append(f"focus: no span at the node for the one turned on at "
@@ -232,6 +239,11 @@ class Soak:
                 continue
             matched.add(hits[0]["key"])
             self.faked_seen += offset != 0
+            item = hits[0]["item"]
+            if item.get("end"):                 # a span the clock stepped through: its length is off
+                length = checks.epoch(item["end"]) - checks.epoch(item["start"])
+                if abs(length - (mono_off - mono_on)) > 5:
+                    self.off_length.append(f"{length:+.0f} s for {mono_off - mono_on:.0f} s")
         extra = [r["key"] for r in spans if r["key"] not in matched]
         if extra:
             self.failures.append(f"focus: {len(extra)} spans at the node were never toggled, e.g. {extra[:2]}")
@@ -253,7 +265,8 @@ class Soak:
                  f"  node: {len(self.records)} items ({self.visits[0]} visits), {counts['requests']} ingest requests, "
                  f"status {counts['status']}, {self.node.restarts} restarts, {self.repeated} repeated deliveries",
                  f"  suspend: SIGSTOP {plan.suspend_for:.0f} s at {plan.suspend_at:.0f} s; wall clock -1 h from "
-                 f"{plan.step_back_at:.0f} s to {plan.step_forward_at:.0f} s ({self.faked_seen} spans dated by the faked clock)",
+                 f"{' s to '.join(f'{t:.0f}' for t in self.steps)} s ({self.faked_seen} spans dated by the shifted clock; "
+                 f"spans the steps cut through last {', '.join(self.off_length) or 'nothing odd'})",
                  f"  times: {self.future} items dated in the future, {self.negative} negative durations",
                  f"  watchdog: WATCHDOG_USEC {self.usec / 1e6:.0f} s, {self.dog[0]} pings, longest gap {self.dog[1]:.1f} s "
                  f"without the suspend ({self.dog[2]:.1f} s with it)",

@@ -33,6 +33,18 @@ struct FocusBookTests {
         #expect(anchor.isEmpty, "nothing open is kept")
     }
 
+    @Test func aSpanWhoseClockSteppedBackEndsWhereItBegan() {
+        var anchor = Anchor()
+        var book = FocusBook(anchor: anchor, minSpan: 1)
+        book.set(.notifications, true, at: Self.t0)
+        book.tick(at: Self.t0 + 5)
+        let open = Self.take(&book, into: &anchor)
+        book.set(.notifications, false, at: Self.t0 + 8 - 3600)    // the wall clock went an hour back meanwhile
+        let closed = Self.take(&book, into: &anchor)
+        #expect(closed.map(\.key) == open.map(\.key))
+        #expect(closed.first?.fields["end"] == closed.first?.fields["start"], "not an hour before its start: \(closed)")
+    }
+
     @Test func twoSourcesOfOneModeAreOneSpan_itsViaTheFirst() {
         var anchor = Anchor()
         var book = FocusBook(anchor: anchor, minSpan: 0)
