@@ -262,8 +262,8 @@ class Soak:
                  f"  produced: {len(p.captures)} captures ({p.failed_captures} failed to queue), {len(p.photos)} photos, "
                  f"{len(p.contacts)} contacts, {len(p.events)} events, {len(p.plays)} plays ({p.unfinished_plays} unfinished), "
                  f"{len(p.focus_spans)} focus spans, {len(self.stays)} planned stays ({self.visits[1]} fed whole)",
-                 f"  node: {len(self.records)} items ({self.visits[0]} visits), {counts['requests']} ingest requests, "
-                 f"status {counts['status']}, {self.node.restarts} restarts, {self.repeated} repeated deliveries",
+                 f"  node: {len(self.records)} items ({self.visits[0]} visits), {self.node.restarts} restarts (since the last: {counts['requests']} "
+                 f"ingest requests, status {counts['status']}), {self.repeated} repeated deliveries",
                  f"  suspend: SIGSTOP {plan.suspend_for:.0f} s at {plan.suspend_at:.0f} s; wall clock -1 h from "
                  f"{' s to '.join(f'{t:.0f}' for t in self.steps)} s ({self.faked_seen} spans dated by the shifted clock; "
                  f"spans the steps cut through last {', '.join(self.off_length) or 'nothing odd'})",
