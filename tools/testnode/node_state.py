@@ -2,6 +2,8 @@
 
 import collections
 import hashlib
+import json
+import os
 import random
 import threading
 
@@ -35,6 +37,8 @@ class NodeState:
                        "missing": sorted(set(args.missing or [])),
                        "reject_substring": args.reject_substring,
                        "mint_forbidden": args.mint_forbidden}
+        self.closing = False                    # set on SIGTERM: ingest answers 503 from then on
+        self.in_flight = 0                      # requests being handled, awaited before saving
         self.clear()
 
     def add_device(self, token, scopes, name):
@@ -104,6 +108,27 @@ class NodeState:
         totals["accepted"] += accepted
         totals["duplicates"] += duplicates
         return accepted, duplicates
+
+    def save(self, path):
+        """Writes the stored items and totals to `path` (atomically), for a restart with --state-file."""
+        items = [{"endpoint": e, "source": source, "key": key, "version": rec.version, "deleted": rec.deleted,
+                  "item": rec.item, "receipts": rec.receipts, "accepts": rec.accepts}
+                 for e, table in self.items.items() for (source, key), rec in table.items()]
+        tmp = f"{path}.tmp.{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump({"items": items, "totals": self.totals}, f)
+        os.replace(tmp, path)
+
+    def load(self, path):
+        """Takes back what `save` wrote: the node restarted remembers what it stored and counted."""
+        with open(path) as f:
+            saved = json.load(f)
+        for e, totals in saved["totals"].items():
+            self.totals[e] = totals
+        for r in saved["items"]:
+            rec = Record(r["version"], r["item"])
+            rec.deleted, rec.receipts, rec.accepts = r["deleted"], r["receipts"], r["accepts"]
+            self.items[r["endpoint"]][(r["source"], r["key"])] = rec
 
     def counts(self):
         endpoints = {}

@@ -356,6 +356,31 @@ class TestCommandLine(unittest.TestCase):
             self.assertEqual(node.stop(), 0)
         self.assertEqual(node.stdout, f"listening on {node.port}\n")
 
+    def test_state_file_survives_a_restart(self):
+        tmp = tempfile.mkdtemp()
+        state = os.path.join(tmp, "node.json")
+        try:
+            first = Node("--state-file", state)
+            status, reply, _ = first.call("POST", "/v1/ingest/location", batch([visit("v1", "1")], "linux-gpsd"), token=TOKEN)
+            self.assertEqual((status, reply), (200, {"accepted": 1, "duplicates": 0}))
+            conn = first.conn()                         # a keep-alive connection open across the stop
+            self.assertEqual(first.call("GET", "/v1/health", conn=conn)[0], 200)
+            first.proc.send_signal(signal.SIGTERM)
+            self.assertEqual(first.proc.wait(timeout=10), 0)
+            first.stop()
+            second = Node("--state-file", state)
+            try:
+                status, reply, _ = second.call("POST", "/v1/ingest/location",
+                                               batch([visit("v1", "1"), visit("v2")], "linux-gpsd"), token=TOKEN)
+                self.assertEqual((status, reply), (200, {"accepted": 1, "duplicates": 1}))
+                v1 = {i["key"]: i for i in second.admin("GET", "items?endpoint=location")["items"]}["v1"]
+                self.assertEqual((v1["receipts"], v1["accepts"]), (2, 1))
+                self.assertEqual(second.admin("GET", "counts")["endpoints"]["location"]["duplicates"], 1)
+            finally:
+                self.assertEqual(second.stop(), 0)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     @unittest.skipUnless(shutil.which("openssl"), "needs the openssl command")
     def test_tls(self):
         tmp = tempfile.mkdtemp()

@@ -51,6 +51,15 @@ class Handler(BodyHandler):
         self.dispatch("DELETE")
 
     def dispatch(self, method):
+        with self.state.lock:
+            self.state.in_flight += 1
+        try:
+            self.route(method)
+        finally:
+            with self.state.lock:
+                self.state.in_flight -= 1
+
+    def route(self, method):
         url = urlsplit(self.path)
         path = url.path
         try:
@@ -162,6 +171,11 @@ class Handler(BodyHandler):
 
     def ingest(self, endpoint):
         state = self.state
+        with state.lock:
+            closing = state.closing
+        if closing:                                      # stopping: store nothing more
+            self.drain(self.content_length())
+            return self.send_json(503, {"error": "node stopping"}, {"Retry-After": "1"}, close=True)
         auth, refusal = self.precheck(endpoint)
         if refusal:
             self.drain(self.content_length())
@@ -311,6 +325,8 @@ def parse_args(argv):
     p.add_argument("--reject-substring")
     p.add_argument("--seed", type=int)
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--state-file", help="items and counts are read from it at start (when it exists) and "
+                                        "written to it on SIGTERM, so a restarted node remembers them")
     args = p.parse_args(argv)
     if bool(args.tls_cert) != bool(args.tls_key):
         p.error("--tls-cert and --tls-key go together")
@@ -332,6 +348,8 @@ def main(argv=None):
     server_class = NodeServer6 if ":" in args.host else NodeServer
     server = server_class((args.host, args.port), Handler)   # binds and listens
     server.state = NodeState(args)
+    if args.state_file and os.path.exists(args.state_file):
+        server.state.load(args.state_file)
     server.verbose = args.verbose
     if args.tls_cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -352,8 +370,25 @@ def main(argv=None):
     while not stop.wait(0.5):              # short waits so signal handlers run promptly
         pass
     server.shutdown()
+    if args.state_file:
+        save_when_idle(server.state, args.state_file)
     server.server_close()
     return 0
+
+
+def save_when_idle(state, path):
+    """Stops storing (ingest answers 503), lets the requests in flight send their replies (a
+    batch stored is answered, so a client never resends it), then saves."""
+    with state.lock:
+        state.closing = True
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        with state.lock:
+            if state.in_flight == 0:
+                break
+        time.sleep(0.01)
+    with state.lock:
+        state.save(path)
 
 
 if __name__ == "__main__":

@@ -117,7 +117,9 @@ struct FocusBook {
     private mutating func end(_ mode: FocusMode, at time: Double) {
         guard let span = spans.removeValue(forKey: mode) else { return }
         pending.drop(FocusBook.entryPrefix + mode.rawValue)
-        let end = time.rounded(.down)
+        // A wall clock stepped back while it was on (NTP, a manual change) would end it before it
+        // began: it ends where it began, as a play's end does (PlayItem).
+        let end = max(time.rounded(.down), span.start)
         if span.sent || end - span.start >= minSpan { pending.send([FocusBook.item(span, end: end)]) }
     }
 

@@ -67,8 +67,12 @@ struct PlayerBook {
         let sends = change(&timeline, rules)
         timelines[name] = timeline
         for play in sends {
+            let queued = ledger.plays
             let merged = ledger.merge(play, of: timeline, among: timelines.values)
-            pending.replace(PlayItem.make(merged))
+            let item = PlayItem.make(merged)
+            // A player that quits right after its play counted ends it where it counted: the same
+            // item again, already queued (the ledger entry is committed with it), is not resent.
+            if queued[merged.key].map(PlayItem.make) != item { pending.replace(item) }
             pending.keep(PlayLedger.entryPrefix + merged.key, merged)
         }
         save(timeline)

@@ -33,6 +33,17 @@ struct FocusBookTests {
         #expect(anchor.isEmpty, "nothing open is kept")
     }
 
+    @Test func aSpanWhoseClockSteppedBackEndsWhereItBegan() {
+        var anchor = Anchor()
+        var book = FocusBook(anchor: anchor, minSpan: 0)
+        book.set(.notifications, true, at: Self.t0)                 // MinSpan 0: sent open at once
+        let open = Self.take(&book, into: &anchor)
+        book.set(.notifications, false, at: Self.t0 + 8 - 3600)    // the wall clock went an hour back meanwhile
+        let closed = Self.take(&book, into: &anchor)
+        #expect(closed.map(\.key) == open.map(\.key))
+        #expect(closed.first?.fields["end"] == closed.first?.fields["start"], "not an hour before its start: \(closed)")
+    }
+
     @Test func twoSourcesOfOneModeAreOneSpan_itsViaTheFirst() {
         var anchor = Anchor()
         var book = FocusBook(anchor: anchor, minSpan: 0)
