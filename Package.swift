@@ -13,13 +13,15 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Loaded on first use (dlopen), so not linked: libcurl (libcurl4-openssl-dev), libsystemd
-        // (libsystemd-dev), libcrypto (libssl-dev), libgps (libgps-dev), libical (libical-dev),
+        // (libsystemd-dev: CSystemd for the agent's notify and machine id, CSDBus for the bus adapters),
+        // libcrypto (libssl-dev), libgps (libgps-dev), libical (libical-dev),
         // libtesseract with leptonica (libtesseract-dev), poppler-glib (libpoppler-glib-dev) and
         // libsecret (libsecret-1-0; no headers needed).
         // Each is a C target, not a header-only module: its function table and the pthread_once
         // that fills it must have one definition, in its .c file.
         .target(name: "CCurl"),
         .target(name: "CSystemd"),
+        .target(name: "CSDBus"),
         .target(name: "CCrypto"),
         .target(name: "CGPS"),
         .target(name: "CICal"),
@@ -34,7 +36,7 @@ let package = Package(
         // example in adapters.d/ cannot disagree (a test checks the copy).
         .target(
             name: "Adapters",
-            dependencies: ["IngestCore", "CGPS", "CICal", "CZlib", "CTesseract", "CPoppler"],
+            dependencies: ["IngestCore", "CSDBus", "CGPS", "CICal", "CZlib", "CTesseract", "CPoppler"],
             exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md", "Focus/README.md", "Scans/README.md", "ListeningHistory/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),

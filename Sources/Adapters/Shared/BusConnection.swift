@@ -1,4 +1,4 @@
-import CSystemd
+import CSDBus
 import IngestCore
 import FoundationEssentials
 #if canImport(Glibc)
