@@ -68,4 +68,9 @@ func printManPage(readme path: String) -> Int32 {
     return 0
 }
 
-exit(await runMain())
+let code = await runMain()
+// A job still on a worker thread (a follower letting go of its bus, a parse whose reader stopped)
+// gets a bounded moment to end, and is named if it does not.
+let unfinished = WorkerThreads.shutdown(within: .seconds(5))
+if !unfinished.isEmpty { Log.warning("ending with work still running on worker threads: \(unfinished.joined(separator: ", "))") }
+exit(code)

@@ -28,7 +28,7 @@ public struct FocusAdapter: LiveAdapter {
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         let (minSpan, label) = (minSpan, label)
         // The calls block (each up to its timeout when a service hangs): off the cooperative pool.
-        let commit = await offThePool { () -> FollowCommit? in
+        let commit = await WorkerThreads.run("focus.survey") { () -> FollowCommit? in
             let taken = Locked<FollowCommit?>(nil)
             FocusFollower(book: FocusBook(anchor: anchor, minSpan: minSpan), control: LoopControl(), label: label) { commit in
                 taken.withLock { $0 = commit }

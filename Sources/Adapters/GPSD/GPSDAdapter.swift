@@ -39,7 +39,7 @@ public struct GPSDAdapter: LiveAdapter {
     public func doctorChecks() async -> [DoctorCheck] {
         let (host, port) = (host, port)
         let address = "gpsd at \(host):\(port)"
-        return await offThePool { () -> [DoctorCheck] in
+        return await WorkerThreads.run("gpsd.doctor") { () -> [DoctorCheck] in
             guard cgps_available() != 0 else {
                 return [.fail("libgps", "libgps.so.28 cannot be loaded", fix: "sudo apt install libgps28")]
             }

@@ -1,8 +1,7 @@
-import Dispatch
 import FoundationEssentials
 import IngestCore
 
-/// Follows gpsd on a thread of its own (libgps calls block), reconnecting with backoff when
+/// Follows gpsd on a worker thread of its own (libgps calls block), reconnecting with backoff when
 /// gpsd is absent or restarts, and when the socket stays silent longer than `silence`.
 /// What it reads comes out of `events`, in order.
 final class GPSDReader: Sendable {
@@ -12,8 +11,7 @@ final class GPSDReader: Sendable {
 
     init(host: String, port: Int, silence: Double) {
         (events, continuation) = AsyncStream.makeStream(of: FixSourceEvent.self, bufferingPolicy: .bufferingNewest(100_000))
-        let queue = DispatchQueue(label: "hearthloom.gpsd-reader")
-        queue.async { [self] in loop(host: host, port: port, silence: silence) }
+        WorkerThreads.start("gpsd-reader") { [self] in loop(host: host, port: port, silence: silence) }
     }
 
     /// Wakes the thread and ends it; `events` then finishes.

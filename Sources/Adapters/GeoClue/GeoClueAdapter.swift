@@ -42,7 +42,7 @@ public struct GeoClueAdapter: LiveAdapter {
     /// `doctor`: geoclue lets hearthloom-ingest in (see ``GeoClueDoctor``).
     public func doctorChecks() async -> [DoctorCheck] {
         let request = request
-        return [await offThePool { GeoClueDoctor.check(request) }]
+        return [await WorkerThreads.run("geoclue.doctor") { GeoClueDoctor.check(request) }]
     }
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {

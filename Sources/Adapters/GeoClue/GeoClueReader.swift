@@ -1,11 +1,10 @@
-import Dispatch
 import FoundationEssentials
 import IngestCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Follows geoclue on the system bus from a thread of its own, blocked in `poll` between
+/// Follows geoclue on the system bus from a worker thread of its own, blocked in `poll` between
 /// messages; what it reads comes out of `events`, in order.
 ///
 /// It asks for a client, configures and starts it, and turns each `LocationUpdated` into a fix.
@@ -22,7 +21,7 @@ final class GeoClueReader: Sendable {
 
     init(request: GeoClueRequest) {
         (events, continuation) = AsyncStream.makeStream(of: FixSourceEvent.self, bufferingPolicy: .bufferingNewest(100_000))
-        DispatchQueue(label: "hearthloom.geoclue-reader").async { [self] in run(request) }
+        WorkerThreads.start("geoclue-reader") { [self] in run(request) }
     }
 
     /// Ends the thread at once; `events` then finishes.

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import IngestCore
 import Synchronization
@@ -152,57 +151,62 @@ public struct HealthAdapter: DeviceAdapter {
         var failure: FileReadError?
     }
 
-    /// Runs the reader on its own thread and packs and stores its chunks here as they come, on
+    /// Runs the reader on a worker thread and packs and stores its chunks here as they come, on
     /// another core: a chunk is packed while the next is parsed and the one before is stored,
     /// and at most two wait in memory.
     private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into ledger: inout FileLedger<some ItemSink>) async throws -> Outcome {
-        let (chunks, continuation) = AsyncStream<([HealthSample], [HealthWorkout])>.makeStream()
-        let permits = DispatchSemaphore(value: 2)
-        let cancelled = Atomic<Bool>(false)
-        let result = Locked(Outcome())
+        let stopped = Atomic<Bool>(false)
         let settings = self.settings
-        DispatchQueue.global().async {
-            let collector = HealthCollector { (samples, workouts) throws(FileReadError) in
-                permits.wait()
-                if cancelled.load(ordering: .relaxed) { throw FileReadError("stopped") }
-                continuation.yield((samples, workouts))
+        let chunks = ParsedParts("health.parse") { (deliver: (HealthChunk) -> Void) -> Outcome in
+            // The collector ends with this closure: `deliver` does not outlive the parse.
+            withoutActuallyEscaping(deliver) { deliver in
+                let collector = HealthCollector { (samples, workouts) throws(FileReadError) in
+                    deliver(HealthChunk(samples: samples, workouts: workouts))
+                    if stopped.load(ordering: .relaxed) { throw FileReadError("stopped") }
+                }
+                var failure: FileReadError?
+                do throws(FileReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
+                do throws(FileReadError) { try collector.flushNow() } catch { failure = failure ?? error }
+                return Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure)
             }
-            var failure: FileReadError?
-            do throws(FileReadError) { try reader.read(input, settings, into: collector) } catch { failure = error }
-            do throws(FileReadError) { try collector.flushNow() } catch { failure = failure ?? error }
-            result.withLock { $0 = Outcome(records: collector.handedOn, bad: collector.badCount, firstBad: collector.firstBad, notes: collector.notes, failure: failure) }
-            continuation.finish()
+        }
+        defer {
+            stopped.store(true, ordering: .relaxed)
+            chunks.close()
         }
         let spool = HealthSampleSpool()
         var scattered = 0
         var spoolFailure: FileReadError?
-        do {
-            for await (samples, workouts) in chunks {
-                defer { permits.signal() }
-                guard spoolFailure == nil else { continue }
-                let records = HealthSamplePack.records(samples) + workouts.map(HealthSampleCodec.stored)
-                do throws(FileReadError) {
-                    if try spool.take(records) { scattered += samples.count + workouts.count; continue }
-                } catch {
-                    spoolFailure = error                    // what was taken is still stored, the file read again next scan
-                    cancelled.store(true, ordering: .relaxed)
-                    continue
-                }
-                try await HealthAdapter.store(HealthAdapter.byShelf(records), into: &ledger)
+        var outcome = Outcome()
+        for await next in chunks.stream {
+            guard case .part(let chunk) = next else {
+                if case .end(let end) = next { outcome = end }
+                continue
             }
-            // What came scattered goes to the store sorted, after what came in order (and before
-            // the file's anchor): a cut-off file keeps it too.
-            if scattered > 0 { Log.info("\(input.path): \(scattered) samples came scattered over days and kinds; stored sorted") }
-            if let failure = try await HealthAdapter.storeSorted(spool, into: &ledger) { spoolFailure = spoolFailure ?? failure }
-        } catch {
-            cancelled.store(true, ordering: .relaxed)
-            permits.signal(); permits.signal()
-            for await _ in chunks { permits.signal() }      // let the reader stop
-            throw error
+            chunks.taken()
+            guard spoolFailure == nil else { continue }
+            let records = HealthSamplePack.records(chunk.samples) + chunk.workouts.map(HealthSampleCodec.stored)
+            do throws(FileReadError) {
+                if try spool.take(records) { scattered += chunk.samples.count + chunk.workouts.count; continue }
+            } catch {
+                spoolFailure = error                    // what was taken is still stored, the file read again next scan
+                stopped.store(true, ordering: .relaxed)
+                continue
+            }
+            try await HealthAdapter.store(HealthAdapter.byShelf(records), into: &ledger)
         }
-        var outcome = result.withLock { $0 }
+        // What came scattered goes to the store sorted, after what came in order (and before
+        // the file's anchor): a cut-off file keeps it too.
+        if scattered > 0 { Log.info("\(input.path): \(scattered) samples came scattered over days and kinds; stored sorted") }
+        if let failure = try await HealthAdapter.storeSorted(spool, into: &ledger) { spoolFailure = spoolFailure ?? failure }
         outcome.failure = spoolFailure ?? outcome.failure
         return outcome
+    }
+
+    /// One chunk of a health reader's output, as its collector flushes it.
+    struct HealthChunk: Sendable {
+        var samples: [HealthSample]
+        var workouts: [HealthWorkout]
     }
 
     /// Stores what `spool` took, in its order; what went wrong with the spool, if anything.

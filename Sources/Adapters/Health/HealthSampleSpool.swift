@@ -9,7 +9,7 @@ import IngestCore
 /// group, key) order, a key's packs one after another, so each day's pack is written about once.
 ///
 /// They are packed into runs of `runBytes` (``PackedRun``); a full run is sorted and written to
-/// an unlinked temporary file (``SpillFile``) on another thread while the next one fills, so the
+/// an unlinked temporary file (``SpillFile``) on a worker thread (``WorkerThreads``) while the next one fills, so the
 /// sort costs the reading thread little. At the end the runs and the last one, still in memory,
 /// are merged. Memory stays at about two runs whatever the size of the file: past `fanIn` runs,
 /// they are first merged `fanIn` at a time into longer ones.
@@ -86,7 +86,7 @@ final class HealthSampleSpool {
         }
     }
 
-    /// Hands the full run to another thread to be sorted and written, once the one before is written.
+    /// Hands the full run to a worker thread to be sorted and written, once the one before is written.
     private func spill() throws(FileReadError) {
         if file == nil { file = try SpillFile(in: folder) }
         writing.wait()
@@ -96,7 +96,7 @@ final class HealthSampleSpool {
         spilled.append(SpilledRun(offset: at, length: Int64(run.bytes.count)))
         fileEnd += Int64(run.bytes.count)
         let done = writing, failure = writeFailure
-        DispatchQueue.global().async {
+        WorkerThreads.start("health.spill") {
             defer { done.signal() }
             do throws(FileReadError) { try run.spill(to: file, at: at) } catch { failure.withLock { $0 = $0 ?? error } }
         }

@@ -51,7 +51,7 @@ public struct MPRISAdapter: LiveAdapter {
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
         let (rules, filter) = (rules, filter)
         // The calls block (each up to its timeout when a player hangs): off the cooperative pool.
-        let survey = await offThePool { () -> Survey in
+        let survey = await WorkerThreads.run("mpris.survey") { () -> Survey in
             do throws(BusError) {
                 let bus = try BusConnection(.session)
                 var book = PlayerBook(anchor: anchor, rules: rules, filter: filter)

@@ -6,7 +6,7 @@ extension DoctorCheck {
     /// run outside the desktop session the adapter runs in.
     static func onBus(_ kind: BusConnection.Kind, unreachableFix fix: String,
                       _ look: @escaping @Sendable (BusConnection) throws(BusError) -> [DoctorCheck]) async -> [DoctorCheck] {
-        await offThePool {
+        await WorkerThreads.run("\(kind.rawValue)-bus.doctor") {
             do throws(BusError) { return try look(try BusConnection(kind)) } catch {
                 return [.warn("\(kind.rawValue) bus", "not reachable from here (\(error.description))", fix: fix)]
             }

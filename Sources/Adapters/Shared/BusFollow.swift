@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import IngestCore
 
@@ -42,14 +41,14 @@ struct PendingCommit: Sendable {
 }
 
 /// How the live bus adapters (mpris, focus) run inside `watch`: `body` follows the bus on a
-/// thread of its own (sd-bus is single-threaded and its calls block) until its control is
+/// worker thread of its own (``WorkerThreads``) (sd-bus is single-threaded and its calls block) until its control is
 /// stopped, handing commits out as it goes; they are committed here in order. Cancelling the
 /// task stops the thread, and its last hand-over is still committed.
 func followOnBusThread(label: String, into sink: some ItemSink,
                        _ body: @escaping @Sendable (LoopControl, @escaping @Sendable (FollowCommit) -> Void) -> Void) async throws {
     let control = LoopControl()
     let (commits, output) = AsyncStream.makeStream(of: FollowCommit.self)
-    DispatchQueue(label: "hearthloom.\(label)").async {
+    WorkerThreads.start(label) {
         body(control) { output.yield($0) }
         output.finish()
     }

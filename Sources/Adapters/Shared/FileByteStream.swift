@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import IngestCore
 import Synchronization
@@ -23,21 +22,21 @@ extension ByteStream {
 }
 
 /// A file's content hash, taken while the file is parsed rather than in a second pass over a
-/// multi-GB export, on its own thread: the parsing thread only copies each block.
+/// multi-GB export, on a worker lane: the parsing thread only copies each block.
 final class ContentHasher: Sendable {
-    // Blocks are hashed on `queue`, one after another; the lock is never contended, it only
+    // Blocks are hashed on `lane`, one after another; the lock is never contended, it only
     // lets the compiler check that the digest is not shared unguarded.
     private let digest = Locked(StreamingDigest())
-    private let queue = DispatchQueue(label: "hearthloom.health.hash")
+    private let lane = WorkerThreads.Lane("content-hash")
 
     func update(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         let copy = [UInt8](bytes)
-        queue.async { self.digest.withLock { digest in copy.withUnsafeBytes { digest.update($0) } } }
+        lane.submit { [digest] in digest.withLock { digest in copy.withUnsafeBytes { digest.update($0) } } }
     }
 
     /// Waits for the blocks given so far, then finishes the hash (32 hex digits).
-    func finish() -> String { queue.sync { digest.withLock { $0.finishHex(length: 32) } } }
+    func finish() -> String { lane.runBlocking { digest.withLock { $0.finishHex(length: 32) } } }
 }
 
 /// A file read from an offset, optionally feeding every byte read to a ``ContentHasher``.

@@ -1,31 +1,32 @@
 import Dispatch
 import IngestCore
 
-/// The parts of a file's items as a streamed parse (``TrackedFiles/Parse/streamed(_:)``) gives
-/// them: the parse runs on a Dispatch thread of its own and blocks while `depth` parts wait, so a
-/// large file's parsed pieces are freed as fast as their items are recorded.
-final class ParsedParts: Sendable {
-    enum Part: Sendable {
-        case items(TrackedFiles.FileItems)
-        /// How the parse ended; always the last part.
-        case end(TrackedFiles.Parse)
+/// What a blocking parse hands to an async reader, part by part, ending with how it ended: a
+/// file's items as a streamed parse gives them (``TrackedFiles/Parse/streamed(_:)``), a health
+/// export's chunks of samples. The parse runs on a worker thread (``WorkerThreads``) and blocks
+/// while `depth` parts wait, so a large file's parsed pieces are freed as fast as they are taken.
+final class ParsedParts<Part: Sendable, End: Sendable>: Sendable {
+    enum Next: Sendable {
+        case part(Part)
+        /// How the parse ended; always the last.
+        case end(End)
     }
 
-    let stream: AsyncStream<Part>
+    let stream: AsyncStream<Next>
     private let room: DispatchSemaphore
     /// Set when the reader stops (done, or thrown out): the parse then hands over nothing more.
     private let closed = Locked(false)
 
-    init(depth: Int = 2, _ produce: @escaping @Sendable (_ deliver: (TrackedFiles.FileItems) -> Void) -> TrackedFiles.Parse) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Part.self)
+    init(_ label: String, depth: Int = 2, _ produce: @escaping @Sendable (_ deliver: (Part) -> Void) -> End) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Next.self)
         let room = DispatchSemaphore(value: depth)
         let closed = closed
         self.stream = stream; self.room = room
-        DispatchQueue.global().async {
-            let end = produce { items in
+        WorkerThreads.start(label) {
+            let end = produce { part in
                 guard !closed.withLock({ $0 }) else { return }
                 room.wait()
-                continuation.yield(.items(items))
+                continuation.yield(.part(part))
             }
             continuation.yield(.end(end))
             continuation.finish()

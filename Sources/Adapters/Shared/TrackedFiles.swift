@@ -148,7 +148,7 @@ struct TrackedFiles: Sendable {
     private func streamed(_ produce: @escaping @Sendable (_ deliver: (FileItems) -> Void) -> Parse, parts count: Int, hash: String, record: FileRecord,
                           file: FolderWalker.Entry, old: FileRecord?, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> FileRecord? {
         var record = record
-        let parts = ParsedParts(produce)
+        let parts = ParsedParts("parse", produce)
         defer { parts.close() }
         // Room for as many items as last time, else as the first part times the parts expected:
         // grown by doubling, the table would hold its old and new buffers at once.
@@ -156,7 +156,7 @@ struct TrackedFiles: Sendable {
         func sized(_ first: FileItems) -> ItemTable.Builder { ItemTable.Builder(capacity: old?.items.count ?? first.count * max(count, 1)) }
         for await part in parts.stream {
             switch part {
-            case .items(let parsed):
+            case .part(let parsed):
                 parts.taken()
                 var items = builder.take() ?? sized(parsed)
                 try await queue(parsed, into: &items, old: old, ledger: &ledger)

@@ -5,7 +5,7 @@ import FoundationEssentials
 /// `GateAction.decide` makes of each reply (docs/node-api.md's status table).
 public actor IngestGate {
     private let store: StateStore
-    private let transport: TransportThread
+    private let transport: TransportLane
     private let lockPath: String
     /// Set after the node refused the capture key: captures go with the device token from then on.
     private var captureKeyRefused = false
@@ -13,14 +13,12 @@ public actor IngestGate {
     /// The trace this run's (or this `watch` cycle's) requests belong to; logged once it is used.
     private var trace = TraceID.random()
     private var traceLogged = false
-    /// What ``deliverDirectly`` delivered since it was last taken.
-    private var direct = DrainReport()
 
     static let retryNotBeforeKey = "retry_not_before"
 
     public init(store: StateStore, transport: sending any NodeTransport, lockPath: String) {
         self.store = store
-        self.transport = TransportThread(transport)
+        self.transport = TransportLane(transport)
         self.lockPath = lockPath
         self.notedEndpoints = Set((try? store.endpointNotes().keys).map(Array.init) ?? [])
     }
@@ -56,44 +54,6 @@ public actor IngestGate {
         }
         session.progress.finish()
         return report
-    }
-
-    // MARK: - Straight from a scan to the embedded node
-
-    /// `run` with the embedded local node: stores one commit's `items` at the node in one
-    /// transaction, then applies `anchor` with them counted as synced, so they never go through
-    /// the outbox (queued, read back, deleted). The node's write is durable before the anchor
-    /// moves: a crash in between makes the next scan send them again, as duplicates. Both writes
-    /// run on the transport's thread, so their fsyncs leave the shared threads to the scan.
-    ///
-    /// - Returns: false, having changed nothing, when they must be queued instead: the node is not
-    ///   the local one, an endpoint of theirs still has queued items (older versions must reach
-    ///   the node first), another process is draining, or the node did not store them all.
-    public func deliverDirectly(_ items: [Item], adapter: String, source: String, anchor: AnchorChanges,
-                                space: String?) async throws(StoreError) -> Bool {
-        guard transport.isLocal, !items.isEmpty else { return false }
-        // Grouped straight into the entries the node stores: no copy of the items per endpoint.
-        var endpoints: [Endpoint: [OutboxEntry]] = [:]
-        for item in items {
-            endpoints[item.endpoint, default: []].append(OutboxEntry(id: 0, lane: 0, endpoint: item.endpoint, source: source, adapter: adapter,
-                                                                     key: item.key, version: item.version, deleted: item.deleted, body: item.json))
-        }
-        for endpoint in endpoints.keys { if try store.hasQueued(endpoint) { return false } }
-        guard let lock = await FileLock.acquire(lockPath, wait: 0) else { return false }
-        defer { withExtendedLifetime(lock) {} }
-        let store = self.store, count = items.count
-        guard let report = try await transport.storeLocally(endpoints, source: source, then: { () throws(StoreError) in
-            try store.commitDelivered(adapter: adapter, count: count, anchor: anchor, space: space)
-        }) else { return false }
-        direct.merge(report)
-        for endpoint in endpoints.keys where notedEndpoints.remove(endpoint) != nil { try? store.setEndpointNote(endpoint, nil) }
-        return true
-    }
-
-    /// What ``deliverDirectly`` delivered since the last call, for the run's report.
-    public func takeDirectReport() -> DrainReport {
-        defer { direct = DrainReport() }
-        return direct
     }
 
     // MARK: - The drain loop

@@ -27,7 +27,7 @@ public final class LocalNode: NodeTransport {
                 PRAGMA cache_size=-512;    -- KiB; it takes appends and key lookups, and SQLite's 2 MiB was a twentieth of a calendar run's peak
                 """ + "\n" + LocalNode.schema)
             // Checkpointed at 1 MiB of WAL, after the commit that passes it: the node is written on
-            // the transport thread only, so the copy and its fsyncs overlap the scan, and the last
+            // the transport lane only, so the copy and its fsyncs overlap the scan, and the last
             // connection's close (what a run waits for) finds at most about one batch to copy.
             let pageSize = try db.withConnection { (c) throws(SQLiteError) in try c.scalar("PRAGMA page_size") }
             try db.execute("PRAGMA wal_autocheckpoint=\(max(16, (1 << 20) / max(512, pageSize)))")
@@ -52,10 +52,8 @@ public final class LocalNode: NodeTransport {
         return store(endpoint: endpoint, source: source, items: items)
     }
 
-    /// What `post` does with a batch once it is within the limits of one request body: a scan
-    /// that hands its items over directly (``IngestGate/deliverDirectly``) sends no body, so
-    /// one commit's items, however many, are one transaction.
-    public func store(endpoint: Endpoint, source: String, items: [OutboxEntry]) -> NodeReply {
+    /// What `post` does with a batch once it is within the limits of one request body, in one transaction.
+    func store(endpoint: Endpoint, source: String, items: [OutboxEntry]) -> NodeReply {
         if let bad = items.firstIndex(where: { $0.key.isEmpty || $0.key.count > 512 }) {
             return .badRequest(message: "key must be 1 to 512 characters", index: bad)
         }

@@ -130,7 +130,7 @@ public struct Agent: Sendable {
             Log.error("\(OutboxFull(held: budget.bytesHeld, limit: budget.limit)): \(stopped.joined(separator: ", ")) stopped before queuing more; they go on from where they stopped once the node has taken what is queued")
         }
         // One transaction for every adapter's scan record (see `recordScans`).
-        if case .queue(let store, _, _) = target {
+        if case .queue(let store, _) = target {
             do { try store.recordScans(ends) } catch { Log.error("cannot record the scans in \(store.path): \(error.message)") }
         }
         return results
@@ -142,7 +142,7 @@ public struct Agent: Sendable {
 
     /// `MaxQueue=` against what the outbox holds now, for a pass that queues (not a dry run).
     func outboxBudget(for target: ScanTarget) -> OutboxBudget? {
-        guard case .queue(let store, _, _) = target else { return nil }
+        guard case .queue(let store, _) = target else { return nil }
         let limit = (try? nodeConfig().maxQueue) ?? NodeConfig.Key.maxQueue.defaultValue
         guard limit < Int64.max else { return nil }
         do { return try OutboxBudget(limit: limit, measure: { () throws(StoreError) -> Int64 in try store.outboxBytes() }) } catch {
@@ -152,9 +152,9 @@ public struct Agent: Sendable {
     }
 
     /// `run`: scans `configs` and sends what they queue through `gate` while the scan goes on, so
-    /// the node's work and the state store's overlap the reading of files; the embedded node
-    /// takes each commit directly (``IngestGate/deliverDirectly``). Sending stops early
-    /// when the node fails (the items stay queued for the next run).
+    /// the node's work and the state store's overlap the reading of files: each commit wakes the
+    /// gate's drain loop, whatever the node. Sending stops early when the node fails (the items
+    /// stay queued for the next run).
     public func scanAndSend(_ configs: [AdapterConfig], store: StateStore, gate: IngestGate, policy: DrainPolicy) async -> ([ScanResult], DrainReport) {
         let wakeup = Wakeup()
         let scanned = Atomic<Bool>(false)
@@ -170,11 +170,9 @@ public struct Agent: Sendable {
                 await wakeup.wait(until: nil)
             }
         }
-        let results = await scan(configs, into: .queue(store, onCommit: { wakeup.kick() }, direct: gate))
+        let results = await scan(configs, into: .queue(store, onCommit: { wakeup.kick() }))
         scanned.store(true, ordering: .releasing)
         wakeup.kick()
-        var report = await sender.value
-        report.merge(await gate.takeDirectReport())
-        return (results, report)
+        return (results, await sender.value)
     }
 }

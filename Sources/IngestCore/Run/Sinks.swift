@@ -4,16 +4,15 @@ import Synchronization
 /// Where a scan's items go.
 public enum ScanTarget: Sendable {
     /// Queued in the state store for the gate; `onCommit` runs after each durable commit that
-    /// queued something (`watch` wakes its drain loop with it). With `direct`, a commit goes
-    /// straight to that gate's node when it can take it so (the embedded node, `run`).
-    case queue(StateStore, onCommit: @Sendable () -> Void = {}, direct: IngestGate? = nil)
+    /// queued something (`run` and `watch` wake their drain loop with it).
+    case queue(StateStore, onCommit: @Sendable () -> Void = {})
     /// `run --dry-run`: each item goes to `show` as one JSON line; anchors and records land in a
     /// throwaway copy, so the scan reads back what it wrote, exactly as `run` would.
     case preview(PreviewStore, show: @Sendable (String) -> Void)
 
     var store: StateStore {
         switch self {
-        case .queue(let store, _, _): store
+        case .queue(let store, _): store
         case .preview(let preview, _): preview.store
         }
     }
@@ -40,11 +39,7 @@ final class ScanSink: ItemSink {
 
     func commit(_ items: [Item], anchor: AnchorChanges) async throws {
         switch target {
-        case .queue(let store, let onCommit, let gate):
-            if let gate, try await gate.deliverDirectly(items, adapter: adapter, source: source, anchor: anchor, space: space) {
-                queued.add(items.count, ordering: .relaxed)
-                return
-            }
+        case .queue(let store, let onCommit):
             if let budget, !items.isEmpty { try budget.take(items.reduce(0) { $0 + Int64($1.json.count) }) }
             let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor, space: space)
             queued.add(changed, ordering: .relaxed)

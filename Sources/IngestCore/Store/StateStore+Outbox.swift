@@ -17,16 +17,6 @@ extension StateStore {
         }
     }
 
-    /// Applies the anchor changes and records of a commit whose `count` items the embedded node
-    /// already stored (``IngestGate/deliverDirectly``), and counts them as synced, in one
-    /// transaction: the outbox is never touched.
-    public func commitDelivered(adapter: String, count: Int, anchor: AnchorChanges, space: String?) throws(StoreError) {
-        let now = Date().timeIntervalSince1970
-        try commit(adapter: adapter, anchor: anchor, space: space, durable: true) { (c) throws(SQLiteError) in
-            try countSynced(adapter: adapter, count, at: now, c)
-        }
-    }
-
     /// `body`, then `anchor`'s changes (and records, in `space`), in one transaction.
     private func commit<R: Sendable>(adapter: String, anchor: AnchorChanges, space: String?, durable: Bool,
                                      _ body: (borrowing SQLiteConnection) throws(SQLiteError) -> R) throws(StoreError) -> R {
