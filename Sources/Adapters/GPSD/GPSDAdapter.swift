@@ -8,7 +8,7 @@ import IngestCore
 /// journal, and run through the stay-point detector; visits and trips are queued with the fixes
 /// that made them, in one transaction. A timer `run` (`scan`) replays what the journal holds past
 /// the last settled point and closes a visit that went stale by the wall clock.
-public struct GPSDAdapter: LiveAdapter {
+public struct GPSDAdapter: LiveAdapter, RecordKeeping {
     public static let type = "gpsd"
     public static let recordScope = RecordScope.instance
     public static let summary = "live gpsd fixes clustered into visits (location) and the trips between them (motion)"

@@ -7,7 +7,7 @@ import IngestCore
 /// `watch` follows geoclue live (`follow`); every location becomes a fix that goes through the
 /// same filter, journal and stay-point detector as gpsd's. A timer `run` (`scan`) does not talk
 /// to geoclue: it replays the journal and closes a visit that went stale by the wall clock.
-public struct GeoClueAdapter: LiveAdapter {
+public struct GeoClueAdapter: LiveAdapter, RecordKeeping {
     public static let type = "geoclue"
     public static let recordScope = RecordScope.instance
     public static let summary = "live GeoClue2 locations clustered into visits (location) and the trips between them (motion)"

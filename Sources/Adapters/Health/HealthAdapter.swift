@@ -10,7 +10,7 @@ import Synchronization
 /// rolled up again only when new samples land in it, and an item goes out only when its version
 /// changed. Per file the anchor keeps size, mtime, inode, content hash and format: an unchanged
 /// export is not opened, and a CSV that only grew is read from where it ended.
-public struct HealthAdapter: DeviceAdapter {
+public struct HealthAdapter: DeviceAdapter, RecordKeeping {
     public static let type = "health"
     public static let recordScope = RecordScope.type
     public static let summary = "health exports: Apple Health export.xml/zip, Android Health Connect zip, Health Auto Export JSON/CSV, Fitbit/Takeout JSON, Gadgetbridge, CSV"

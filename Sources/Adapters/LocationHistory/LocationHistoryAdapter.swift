@@ -12,7 +12,7 @@ import IngestCore
 /// trips are derived again from the whole store through the shared filter and stay-point
 /// detector (``HistoryPlaces``), and an item goes out only when its version changed. Raw points
 /// never leave the machine: only visits and trips are sent.
-public struct LocationHistoryAdapter: DeviceAdapter {
+public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
     public static let type = "location-history"
     public static let recordScope = RecordScope.instance
     public static let summary = "location-history exports (GPX, Google Takeout, the Android and iPhone Timeline exports, OwnTracks .rec, GeoJSON, KML/KMZ, TCX, FIT) as visits and trips; DeviceTag= picks a Records.json device"

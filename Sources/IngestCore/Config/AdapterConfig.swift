@@ -65,10 +65,11 @@ public struct AdapterRegistry: Sendable {
         return names.sorted().filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }.map { dir.appendingPath($0) }
     }
 
-    /// Where `config`'s records live, by its type's declared ``RecordScope``; nil for none.
+    /// Where `config`'s records live, by its type's declared ``RecordScope``; nil for a type that
+    /// keeps none (not ``RecordKeeping``).
     public func recordSpace(of config: AdapterConfig) -> String? {
-        switch type(named: config.type)?.recordScope ?? .none {
-        case .none: nil
+        guard let keeper = type(named: config.type) as? any RecordKeeping.Type else { return nil }
+        return switch keeper.recordScope {
         case .instance: StateStore.space(instance: config.name)
         case .type: StateStore.space(type: config.type)
         }

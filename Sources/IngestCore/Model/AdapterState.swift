@@ -1,9 +1,7 @@
 import FoundationEssentials
 
-/// Whose records an adapter keeps beside its anchor (see ``StateRecord``).
+/// Whose records a ``RecordKeeping`` adapter keeps beside its anchor (see ``StateRecord``).
 public enum RecordScope: Sendable, Equatable {
-    /// None: the anchor says all there is.
-    case none
     /// Its own, per instance (a receiver's fixes).
     case instance
     /// One set shared by every instance of the type (measurements that two exports may both hold).
@@ -106,9 +104,9 @@ public struct AdapterRecords: Sendable {
     }
 }
 
-/// An adapter read or wrote records without declaring a ``RecordScope``.
+/// An adapter read or wrote records without adopting ``RecordKeeping``.
 public struct RecordScopeError: Error, CustomStringConvertible {
-    public var description: String { "this adapter declares no records (RecordScope.none) but uses them" }
+    public var description: String { "this adapter keeps no records (it is not RecordKeeping) but uses them" }
 }
 
 extension StateRecord {

@@ -23,13 +23,19 @@ public protocol DeviceAdapter: Sendable {
     /// interval. None by default.
     var watchedPaths: [String] { get }
 
-    /// Whose records it keeps beside its anchor, if any (see ``StateRecord``). None by default.
-    static var recordScope: RecordScope { get }
-
     /// What `doctor` checks for this instance beyond its config: that its folders exist, that its
     /// daemon answers, that its library loads. Each check is bounded (a few seconds at most) and
     /// changes nothing. None by default.
     func doctorChecks() async -> [DoctorCheck]
+}
+
+/// An adapter that keeps records beside its anchor (``StateRecord``), read back through its
+/// sink's `records` and written with its commits (``AnchorChanges/records``): an extra power,
+/// opted into as Telegraf's `StatefulInput` is. An adapter that does not adopt it has no
+/// record space, and a commit of records from it is refused.
+public protocol RecordKeeping: DeviceAdapter {
+    /// Whose records they are: this instance's, or every instance's of the type.
+    static var recordScope: RecordScope { get }
 }
 
 /// An adapter whose source is live (gpsd, a media player on D-Bus). `watch` runs `follow` for as
@@ -43,7 +49,6 @@ public protocol LiveAdapter: DeviceAdapter {
 
 extension DeviceAdapter {
     public var watchedPaths: [String] { [] }
-    public static var recordScope: RecordScope { .none }
     public func doctorChecks() async -> [DoctorCheck] { [] }
 
     /// The node's `source` for every item of this adapter type, whatever the instance.

@@ -123,7 +123,7 @@ public enum Pairing {
                 let store = try StateStore(paths: paths)
                 try store.resetAllAnchors()
                 try store.setMeta(IngestGate.retryNotBeforeKey, nil)
-                for e in Endpoint.allCases { try store.setEndpointNote(e, nil) }
+                try store.clearEndpointNotes()
             } catch { throw .store(error) }
         }
     }

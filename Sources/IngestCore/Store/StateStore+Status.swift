@@ -139,6 +139,11 @@ extension StateStore {
         }
     }
 
+    /// Forgets every endpoint's note: a new node has refused nothing yet.
+    public func clearEndpointNotes() throws(StoreError) {
+        try write { (c) throws(SQLiteError) in _ = try c.run("DELETE FROM endpoint_notes") }
+    }
+
     public func endpointNotes() throws(StoreError) -> [Endpoint: String] {
         try read { (c) throws(SQLiteError) -> [Endpoint: String] in
             var out: [Endpoint: String] = [:]

@@ -108,7 +108,7 @@ public final class StateStore: Sendable {
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     case sqlite(SQLiteError)
     case fileSystem(FileSystemError)
-    /// An adapter used the store against its own declaration (records without a ``RecordScope``).
+    /// An adapter used the store against its own declaration (records from one that is not ``RecordKeeping``).
     case misuse(String)
     /// The store was written by a newer agent, whose schema this one does not know.
     case newerSchema(path: String, found: Int64, known: Int64)

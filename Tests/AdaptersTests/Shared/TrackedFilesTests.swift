@@ -248,7 +248,7 @@ struct TrackedFilesTests {
     }
 
     @Test func storedLinesOutOfOrderAreSortedAndTheLaterOfTwoLinesOfOneKeyCounts() {
-        let lines = ["reminders\tb\t2\n", "calendar\tz\t1\n", "bogus\tx\t1\n", "calendar\ta%09b\t3\n", "calendar\tz\t4\n", "calendar\tshort\n"]
+        let lines = ["reminders\tb\t2\n", "calendar\tz\t1\n", "not an endpoint\tx\t1\n", "calendar\ta%09b\t3\n", "calendar\tz\t4\n", "calendar\tshort\n"]
         let record = FileRecord(Data(("v1\t1\t2\t3\th\t-\n" + lines.joined()).utf8))
         #expect(record?.encoded == Data("v1\t1\t2\t3\th\t-\ncalendar\ta%09b\t3\ncalendar\tz\t4\nreminders\tb\t2\n".utf8))
         #expect(record?.items.version(of: ItemKey(endpoint: .calendar, key: "a\tb")) == "3")

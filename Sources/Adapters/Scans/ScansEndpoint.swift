@@ -1,0 +1,6 @@
+import IngestCore
+
+extension Endpoint {
+    /// Where this adapter's items go (docs/node-api.md).
+    static let scan = Endpoint("scan")
+}
