@@ -49,7 +49,7 @@ public actor IngestGate {
                 break
             }
             await drainLocked(&session, &report)
-            withExtendedLifetime(lock) {}
+            lock.release()
             guard report.stop == nil, report.parked[.capture] == nil, (try? store.hasQueued(.capture)) == true else { break }
         }
         session.progress.finish()

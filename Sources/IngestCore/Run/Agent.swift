@@ -110,7 +110,7 @@ public struct Agent: Sendable {
                     liveLock = await FileLock.acquire(paths.liveLock(config.name), wait: 0)
                     if liveLock == nil { Log.info("\(config.name): followed live by watch; not scanned"); results.append(result); continue }
                 }
-                defer { withExtendedLifetime(liveLock) {} }
+                defer { liveLock?.release() }
                 let sink = self.sink(for: config, adapter: adapter, into: target, budget: budget)
                 defer { sink.progressLine.finish() }
                 try await adapter.scan(since: try target.store.anchor(for: config.name), into: sink)

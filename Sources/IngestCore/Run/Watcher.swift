@@ -98,7 +98,7 @@ public final class Watcher: Sendable {
         Log.notice("stopping: sending what is queued")
         for follower in followers { follower.cancel() }
         for follower in followers { await follower.value }
-        withExtendedLifetime(monitor) {}
+        monitor?.stop()
         _ = await gate.drain(DrainPolicy(maxWait: 2, lockWait: 2))
         return failures ? .someFailed : .ok
     }
@@ -116,7 +116,7 @@ public final class Watcher: Sendable {
             Log.error("\(config.name): another watch already follows it; not followed here")
             return
         }
-        defer { withExtendedLifetime(lock) {} }
+        defer { lock.release() }
         let wakeup = self.wakeup
         var backoff = Backoff(base: 1, cap: 60)
         while !Task.isCancelled {

@@ -4,8 +4,9 @@ import Glibc
 
 /// An exclusive `flock` on a file in the state dir, so a timer run, the watcher and a manual
 /// resync never post at once. The kernel drops it when the process dies, even on kill -9.
+/// Held from `acquire` until `release` (or the lock's end, whichever comes first).
 public final class FileLock {
-    private let fd: Int32
+    private var fd: Int32
 
     private init(fd: Int32) { self.fd = fd }
 
@@ -27,5 +28,12 @@ public final class FileLock {
         return nil
     }
 
-    deinit { close(fd) }   // closing the descriptor releases the lock
+    /// Lets go of the lock: closing the descriptor releases it.
+    public func release() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+    }
+
+    deinit { release() }
 }

@@ -40,6 +40,9 @@ public final class FolderMonitor: Sendable {
         close(fd)
     }
 
+    /// Stops telling of changes; the descriptor closes with the monitor.
+    public func stop() { source.cancel() }
+
     /// Watches `root` and every folder under it (hidden ones skipped, as the adapters skip them).
     /// A file root is watched through its folder. Returns how many folders are watched.
     @discardableResult

@@ -36,7 +36,7 @@ enum WatchCommand {
             let sendEvery = try duration("send-every", 10)
             let watcher = try Watcher(agent: agent, options: .init(interval: interval, sendEvery: sendEvery))
             let signals = StopSignal { watcher.stop() }
-            defer { withExtendedLifetime(signals) {} }
+            defer { signals.cancel() }
             return await watcher.run()
         })
 }
@@ -55,4 +55,7 @@ final class StopSignal: Sendable {
             return source
         }
     }
+
+    /// Stops turning the signals into calls.
+    func cancel() { for source in sources { source.cancel() } }
 }
