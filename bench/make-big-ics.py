@@ -6,7 +6,13 @@ with EXDATEs. Seeded, so the same NOW gives the same file. With --overrides, 300
 overrides of 100 weekly series follow at the end of the file (one hour later, retitled), where an
 export can put them far from their series; the occurrence count stays the same.
 
-usage: make-big-ics.py OUT.ics NOW [--overrides]   (NOW as YYYY-MM-DD, the day the benchmark runs)
+With --eight-years, another 5000-event file, the one issue 26 found the agent slower and heavier
+on: eight years of events in the same four zones (named by TZID, no VTIMEZONE blocks, as the
+bench file too), 4400 single events spread over the eight years, 250 weekly series of 90,
+200 every-third-day series of 80 and 150 endless monthly series on the second Tuesday from a
+start somewhere in the eight years: about 50 000 occurrences.
+
+usage: make-big-ics.py OUT.ics NOW [--overrides | --eight-years]   (NOW as YYYY-MM-DD, the day the benchmark runs)
 """
 import datetime as dt
 import random
@@ -19,7 +25,27 @@ def stamp(t):
     return t.strftime("%Y%m%dT%H%M%S")
 
 
-def main(out, now, overrides):
+def eight_years(i, now, rng, event):
+    """Event `i` of the --eight-years file."""
+    zone = ZONES[i % 4]
+    hour = rng.randint(7, 19)
+    span = 8 * 365
+    if i < 4400:
+        day = now - dt.timedelta(days=rng.randint(1, span))
+        event(i, day.replace(hour=hour, minute=rng.choice([0, 15, 30, 45])), rng.choice([30, 60, 90]), zone)
+    elif i < 4650:
+        start = (now - dt.timedelta(days=rng.randint(500, span))).replace(hour=hour, minute=0)
+        event(i, start, 60, zone, ["RRULE:FREQ=WEEKLY;COUNT=90"])
+    elif i < 4850:
+        start = (now - dt.timedelta(days=rng.randint(250, span))).replace(hour=hour, minute=30)
+        event(i, start, 45, zone, ["RRULE:FREQ=DAILY;INTERVAL=3;COUNT=80"])
+    else:
+        start = (now - dt.timedelta(days=rng.randint(30, span))).replace(day=1, hour=hour, minute=0)
+        start += dt.timedelta(days=(1 - start.weekday()) % 7 + 7)      # the second Tuesday
+        event(i, start, 120, zone, ["RRULE:FREQ=MONTHLY;BYDAY=2TU"])
+
+
+def main(out, now, overrides, eight):
     rng = random.Random(20261130)
     moved = []
     now = dt.datetime.strptime(now, "%Y-%m-%d")
@@ -37,6 +63,9 @@ def main(out, now, overrides):
             *extra, "END:VEVENT"])
 
     for i in range(5000):
+        if eight:
+            eight_years(i, now, rng, event)
+            continue
         zone = ZONES[i % 4]
         hour = rng.randint(7, 19)
         if i % 10:       # 4500 single events somewhere in the last year
@@ -74,6 +103,6 @@ def main(out, now, overrides):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["--overrides"]):
+    if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["--overrides"], ["--eight-years"]):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2], sys.argv[3:] == ["--overrides"])
+    main(sys.argv[1], sys.argv[2], sys.argv[3:] == ["--overrides"], sys.argv[3:] == ["--eight-years"])
