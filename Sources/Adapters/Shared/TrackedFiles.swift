@@ -180,11 +180,3 @@ struct TrackedFiles: Sendable {
         return .parsed(hash: hash, parse(file.name, bytes))
     }
 }
-
-extension FileRecord {
-    /// When the same bytes must be parsed again even if unchanged, kept in the record's extra field.
-    var refreshAfter: Date? {
-        get { Double(extra).map { Date(timeIntervalSince1970: $0) } }
-        set { extra = newValue.map { String($0.timeIntervalSince1970) } ?? "-" }
-    }
-}
