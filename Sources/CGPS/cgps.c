@@ -2,24 +2,27 @@
 #include <errno.h>
 
 cgps_api_t cgps_api_table;
+
+/// Looks `name` up in `handle` into the table's `field`; 1 when it was found. An int, so that `&`
+/// looks every symbol up (`&&` would stop at the first one missing).
+#define CGPS_SYM(handle, field, name) (int)((*(void **)&cgps_api_table.field = dlsym(handle, name)) != NULL)
+
 static void cgps_load_once(void) {
-    cgps_api_t *a = cgps_api_storage();
     void *h = dlopen("libgps.so.28", RTLD_NOW | RTLD_LOCAL);
     if (!h) h = dlopen("libgps.so", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
-    a->open = (int (*)(const char *, const char *, struct gps_data_t *))dlsym(h, "gps_open");
-    a->close = (int (*)(struct gps_data_t *))dlsym(h, "gps_close");
-    a->read = (int (*)(struct gps_data_t *, char *, int))dlsym(h, "gps_read");
-    a->waiting = (bool (*)(const struct gps_data_t *, int))dlsym(h, "gps_waiting");
-    a->stream = (int (*)(struct gps_data_t *, unsigned int, void *))dlsym(h, "gps_stream");
-    a->errstr = (const char *(*)(const int))dlsym(h, "gps_errstr");
-    a->ok = a->open && a->close && a->read && a->waiting && a->stream && a->errstr;
+    int ok = CGPS_SYM(h, open, "gps_open") & CGPS_SYM(h, close, "gps_close") & CGPS_SYM(h, read, "gps_read")
+        & CGPS_SYM(h, waiting, "gps_waiting") & CGPS_SYM(h, stream, "gps_stream") & CGPS_SYM(h, errstr, "gps_errstr");
+    if (!ok) return;
+    cgps_api_table.ok = 1;
 }
+
+#undef CGPS_SYM
 
 int cgps_available(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, cgps_load_once);
-    return cgps_api_storage()->ok;
+    return cgps_api_table.ok;
 }
 
 enum { CGPS_NOT_INSTALLED = -1000, CGPS_WATCH_FAILED = -1001 };

@@ -2,44 +2,35 @@
 
 cical_api_t cical_api_table;
 
-#define CICAL_SYM(field, name) a->field = (__typeof__(a->field))dlsym(h, name); ok = ok && a->field
+/// Looks `name` up in `handle` into the table's `field`; 1 when it was found. An int, so that `&`
+/// looks every symbol up (`&&` would stop at the first one missing).
+#define CICAL_SYM(handle, field, name) (int)((*(void **)&cical_api_table.field = dlsym(handle, name)) != NULL)
 
 static void cical_load_once(void) {
-    cical_api_t *a = cical_api_storage();
+    cical_api_t *a = &cical_api_table;
     void *h = dlopen("libical.so.3", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
-    int ok = 1;
-    CICAL_SYM(errors_are_fatal, "icalerror_set_errors_are_fatal");
-    CICAL_SYM(parse_string, "icalparser_parse_string");
-    CICAL_SYM(component_free, "icalcomponent_free");
-    CICAL_SYM(remove_component, "icalcomponent_remove_component");
-    CICAL_SYM(component_isa, "icalcomponent_isa");
-    CICAL_SYM(first_component, "icalcomponent_get_first_component");
-    CICAL_SYM(next_component, "icalcomponent_get_next_component");
-    CICAL_SYM(first_property, "icalcomponent_get_first_property");
-    CICAL_SYM(next_property, "icalcomponent_get_next_property");
-    CICAL_SYM(get_uid, "icalcomponent_get_uid");
-    CICAL_SYM(get_summary, "icalcomponent_get_summary");
-    CICAL_SYM(get_location, "icalcomponent_get_location");
-    CICAL_SYM(get_dtstart, "icalcomponent_get_dtstart");
-    CICAL_SYM(get_dtend, "icalcomponent_get_dtend");
-    CICAL_SYM(property_isa, "icalproperty_isa");
-    CICAL_SYM(property_value, "icalproperty_get_value_as_string");
-    CICAL_SYM(property_x_name, "icalproperty_get_x_name");
-    CICAL_SYM(property_parameter, "icalproperty_get_parameter_as_string");
-    CICAL_SYM(property_rrule, "icalproperty_get_rrule");
-    CICAL_SYM(property_rdate, "icalproperty_get_rdate");
-    CICAL_SYM(property_datetime, "icalproperty_get_datetime_with_component");
-    CICAL_SYM(property_priority, "icalproperty_get_priority");
-    CICAL_SYM(recur_new, "icalrecur_iterator_new");
-    CICAL_SYM(recur_next, "icalrecur_iterator_next");
-    CICAL_SYM(recur_free, "icalrecur_iterator_free");
-    CICAL_SYM(timezone_of, "icalcomponent_get_timezone");
-    CICAL_SYM(builtin_timezone, "icaltimezone_get_builtin_timezone");
-    CICAL_SYM(zone_component, "icaltimezone_get_component");
-    CICAL_SYM(utc_timezone, "icaltimezone_get_utc_timezone");
-    CICAL_SYM(as_timet, "icaltime_as_timet_with_zone");
-    CICAL_SYM(from_timet, "icaltime_from_timet_with_zone");
+    int ok = CICAL_SYM(h, errors_are_fatal, "icalerror_set_errors_are_fatal")
+        & CICAL_SYM(h, parse_string, "icalparser_parse_string") & CICAL_SYM(h, component_free, "icalcomponent_free")
+        & CICAL_SYM(h, remove_component, "icalcomponent_remove_component") & CICAL_SYM(h, component_isa, "icalcomponent_isa")
+        & CICAL_SYM(h, first_component, "icalcomponent_get_first_component")
+        & CICAL_SYM(h, next_component, "icalcomponent_get_next_component")
+        & CICAL_SYM(h, first_property, "icalcomponent_get_first_property")
+        & CICAL_SYM(h, next_property, "icalcomponent_get_next_property") & CICAL_SYM(h, get_uid, "icalcomponent_get_uid")
+        & CICAL_SYM(h, get_summary, "icalcomponent_get_summary") & CICAL_SYM(h, get_location, "icalcomponent_get_location")
+        & CICAL_SYM(h, get_dtstart, "icalcomponent_get_dtstart") & CICAL_SYM(h, get_dtend, "icalcomponent_get_dtend")
+        & CICAL_SYM(h, property_isa, "icalproperty_isa") & CICAL_SYM(h, property_value, "icalproperty_get_value_as_string")
+        & CICAL_SYM(h, property_x_name, "icalproperty_get_x_name")
+        & CICAL_SYM(h, property_parameter, "icalproperty_get_parameter_as_string")
+        & CICAL_SYM(h, property_rrule, "icalproperty_get_rrule") & CICAL_SYM(h, property_rdate, "icalproperty_get_rdate")
+        & CICAL_SYM(h, property_datetime, "icalproperty_get_datetime_with_component")
+        & CICAL_SYM(h, property_priority, "icalproperty_get_priority") & CICAL_SYM(h, recur_new, "icalrecur_iterator_new")
+        & CICAL_SYM(h, recur_next, "icalrecur_iterator_next") & CICAL_SYM(h, recur_free, "icalrecur_iterator_free")
+        & CICAL_SYM(h, timezone_of, "icalcomponent_get_timezone")
+        & CICAL_SYM(h, builtin_timezone, "icaltimezone_get_builtin_timezone")
+        & CICAL_SYM(h, zone_component, "icaltimezone_get_component")
+        & CICAL_SYM(h, utc_timezone, "icaltimezone_get_utc_timezone") & CICAL_SYM(h, as_timet, "icaltime_as_timet_with_zone")
+        & CICAL_SYM(h, from_timet, "icaltime_from_timet_with_zone");
     if (!ok) return;
     a->errors_are_fatal(0);       // a bad value must become an X-LIC-ERROR property, never an abort()
     // The first use of any zone (even UTC, which libical's time conversions ask for) publishes the
@@ -50,10 +41,11 @@ static void cical_load_once(void) {
 }
 
 #undef CICAL_SYM
+
 int cical_load(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, cical_load_once);
-    return cical_api_storage()->ok;
+    return cical_api_table.ok;
 }
 
 static pthread_mutex_t cical_zone_lock = PTHREAD_MUTEX_INITIALIZER;

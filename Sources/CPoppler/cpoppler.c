@@ -16,7 +16,7 @@ typedef struct { double x1, y1, x2, y2; } PopplerRectangle;
 typedef struct { PopplerRectangle area; int image_id; } PopplerImageMapping;
 enum { CAIRO_STATUS_SUCCESS = 0, CAIRO_FORMAT_ARGB32 = 0, CAIRO_FORMAT_RGB24 = 1, CAIRO_FORMAT_A8 = 2, CAIRO_FORMAT_A1 = 3 };
 
-static struct {
+typedef struct {
     int ok;
     GBytes *(*bytes_new)(const void *, size_t);
     void (*bytes_unref)(GBytes *);
@@ -53,31 +53,39 @@ static struct {
     int (*image_surface_width)(cairo_surface_t *);
     int (*image_surface_height)(cairo_surface_t *);
     int (*image_surface_format)(cairo_surface_t *);
-} api;
+} cpoppler_api_t;
 
-#define LOAD(field, name) (*(void **)&api.field = dlsym(h, name), api.field != NULL)
+static cpoppler_api_t api;
+
+/// Looks `name` up in `handle` into the table's `field`; 1 when it was found. An int, so that `&`
+/// looks every symbol up (`&&` would stop at the first one missing).
+#define CPOPPLER_SYM(handle, field, name) (int)((*(void **)&api.field = dlsym(handle, name)) != NULL)
 
 static void cpoppler_load_once(void) {
     void *h = dlopen("libpoppler-glib.so.8", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
-    api.ok = LOAD(bytes_new, "g_bytes_new") && LOAD(bytes_unref, "g_bytes_unref") && LOAD(error_free, "g_error_free")
-        && LOAD(object_unref, "g_object_unref") && LOAD(g_free, "g_free")
-        && LOAD(document_new_from_bytes, "poppler_document_new_from_bytes")
-        && LOAD(document_n_pages, "poppler_document_get_n_pages") && LOAD(document_page, "poppler_document_get_page")
-        && LOAD(document_creation_date_time, "poppler_document_get_creation_date_time")
-        && LOAD(page_text, "poppler_page_get_text") && LOAD(page_size, "poppler_page_get_size")
-        && LOAD(page_render, "poppler_page_render") && LOAD(date_time_to_unix, "g_date_time_to_unix")
-        && LOAD(date_time_utc_offset, "g_date_time_get_utc_offset") && LOAD(date_time_unref, "g_date_time_unref")
-        && LOAD(image_surface_create, "cairo_image_surface_create") && LOAD(image_surface_data, "cairo_image_surface_get_data")
-        && LOAD(image_surface_stride, "cairo_image_surface_get_stride") && LOAD(surface_status, "cairo_surface_status")
-        && LOAD(surface_flush, "cairo_surface_flush") && LOAD(surface_destroy, "cairo_surface_destroy")
-        && LOAD(create, "cairo_create") && LOAD(destroy, "cairo_destroy") && LOAD(scale, "cairo_scale")
-        && LOAD(translate, "cairo_translate") && LOAD(save, "cairo_save") && LOAD(restore, "cairo_restore")
-        && LOAD(set_source_rgb, "cairo_set_source_rgb") && LOAD(paint, "cairo_paint")
-        && LOAD(page_image_mapping, "poppler_page_get_image_mapping") && LOAD(free_image_mapping, "poppler_page_free_image_mapping")
-        && LOAD(page_image, "poppler_page_get_image") && LOAD(image_surface_width, "cairo_image_surface_get_width")
-        && LOAD(image_surface_height, "cairo_image_surface_get_height") && LOAD(image_surface_format, "cairo_image_surface_get_format");
+    int ok = CPOPPLER_SYM(h, bytes_new, "g_bytes_new") & CPOPPLER_SYM(h, bytes_unref, "g_bytes_unref") & CPOPPLER_SYM(h, error_free, "g_error_free")
+        & CPOPPLER_SYM(h, object_unref, "g_object_unref") & CPOPPLER_SYM(h, g_free, "g_free")
+        & CPOPPLER_SYM(h, document_new_from_bytes, "poppler_document_new_from_bytes")
+        & CPOPPLER_SYM(h, document_n_pages, "poppler_document_get_n_pages") & CPOPPLER_SYM(h, document_page, "poppler_document_get_page")
+        & CPOPPLER_SYM(h, document_creation_date_time, "poppler_document_get_creation_date_time")
+        & CPOPPLER_SYM(h, page_text, "poppler_page_get_text") & CPOPPLER_SYM(h, page_size, "poppler_page_get_size")
+        & CPOPPLER_SYM(h, page_render, "poppler_page_render") & CPOPPLER_SYM(h, date_time_to_unix, "g_date_time_to_unix")
+        & CPOPPLER_SYM(h, date_time_utc_offset, "g_date_time_get_utc_offset") & CPOPPLER_SYM(h, date_time_unref, "g_date_time_unref")
+        & CPOPPLER_SYM(h, image_surface_create, "cairo_image_surface_create") & CPOPPLER_SYM(h, image_surface_data, "cairo_image_surface_get_data")
+        & CPOPPLER_SYM(h, image_surface_stride, "cairo_image_surface_get_stride") & CPOPPLER_SYM(h, surface_status, "cairo_surface_status")
+        & CPOPPLER_SYM(h, surface_flush, "cairo_surface_flush") & CPOPPLER_SYM(h, surface_destroy, "cairo_surface_destroy")
+        & CPOPPLER_SYM(h, create, "cairo_create") & CPOPPLER_SYM(h, destroy, "cairo_destroy") & CPOPPLER_SYM(h, scale, "cairo_scale")
+        & CPOPPLER_SYM(h, translate, "cairo_translate") & CPOPPLER_SYM(h, save, "cairo_save") & CPOPPLER_SYM(h, restore, "cairo_restore")
+        & CPOPPLER_SYM(h, set_source_rgb, "cairo_set_source_rgb") & CPOPPLER_SYM(h, paint, "cairo_paint")
+        & CPOPPLER_SYM(h, page_image_mapping, "poppler_page_get_image_mapping") & CPOPPLER_SYM(h, free_image_mapping, "poppler_page_free_image_mapping")
+        & CPOPPLER_SYM(h, page_image, "poppler_page_get_image") & CPOPPLER_SYM(h, image_surface_width, "cairo_image_surface_get_width")
+        & CPOPPLER_SYM(h, image_surface_height, "cairo_image_surface_get_height") & CPOPPLER_SYM(h, image_surface_format, "cairo_image_surface_get_format");
+    if (!ok) return;
+    api.ok = 1;
 }
+
+#undef CPOPPLER_SYM
 
 int cpoppler_load(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -38,22 +38,28 @@ typedef struct {
 
 static csecret_api_t api;
 
-#define SYM(field, name) (*(void **)(&api.field) = dlsym(h, name), api.field != NULL)
+/// Looks `name` up in `handle` into the table's `field`; 1 when it was found. An int, so that `&`
+/// looks every symbol up (`&&` would stop at the first one missing).
+#define CSECRET_SYM(handle, field, name) (int)((*(void **)&api.field = dlsym(handle, name)) != NULL)
+
 static void csecret_load_once(void) {
     void *h = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
     // dlsym on libsecret's handle also finds the GLib and GIO symbols it depends on.
-    api.ok = SYM(hash_table_new, "g_hash_table_new") & SYM(hash_table_insert, "g_hash_table_insert")
-        & SYM(hash_table_unref, "g_hash_table_unref") & SYM(str_hash, "g_str_hash") & SYM(str_equal, "g_str_equal")
-        & SYM(error_free, "g_error_free") & SYM(list_free_full, "g_list_free_full") & SYM(object_unref, "g_object_unref")
-        & SYM(cancellable_new, "g_cancellable_new") & SYM(cancellable_cancel, "g_cancellable_cancel")
-        & SYM(service_get_sync, "secret_service_get_sync") & SYM(collection_for_alias_sync, "secret_collection_for_alias_sync")
-        & SYM(collection_get_locked, "secret_collection_get_locked") & SYM(service_search_sync, "secret_service_search_sync")
-        & SYM(item_get_locked, "secret_item_get_locked") & SYM(item_get_secret, "secret_item_get_secret")
-        & SYM(value_get_text, "secret_value_get_text") & SYM(value_new, "secret_value_new") & SYM(value_unref, "secret_value_unref")
-        & SYM(service_store_sync, "secret_service_store_sync") & SYM(service_clear_sync, "secret_service_clear_sync");
+    int ok = CSECRET_SYM(h, hash_table_new, "g_hash_table_new") & CSECRET_SYM(h, hash_table_insert, "g_hash_table_insert")
+        & CSECRET_SYM(h, hash_table_unref, "g_hash_table_unref") & CSECRET_SYM(h, str_hash, "g_str_hash") & CSECRET_SYM(h, str_equal, "g_str_equal")
+        & CSECRET_SYM(h, error_free, "g_error_free") & CSECRET_SYM(h, list_free_full, "g_list_free_full") & CSECRET_SYM(h, object_unref, "g_object_unref")
+        & CSECRET_SYM(h, cancellable_new, "g_cancellable_new") & CSECRET_SYM(h, cancellable_cancel, "g_cancellable_cancel")
+        & CSECRET_SYM(h, service_get_sync, "secret_service_get_sync") & CSECRET_SYM(h, collection_for_alias_sync, "secret_collection_for_alias_sync")
+        & CSECRET_SYM(h, collection_get_locked, "secret_collection_get_locked") & CSECRET_SYM(h, service_search_sync, "secret_service_search_sync")
+        & CSECRET_SYM(h, item_get_locked, "secret_item_get_locked") & CSECRET_SYM(h, item_get_secret, "secret_item_get_secret")
+        & CSECRET_SYM(h, value_get_text, "secret_value_get_text") & CSECRET_SYM(h, value_new, "secret_value_new") & CSECRET_SYM(h, value_unref, "secret_value_unref")
+        & CSECRET_SYM(h, service_store_sync, "secret_service_store_sync") & CSECRET_SYM(h, service_clear_sync, "secret_service_clear_sync");
+    if (!ok) return;
+    api.ok = 1;
 }
-#undef SYM
+
+#undef CSECRET_SYM
 
 static int csecret_available(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -5,6 +5,10 @@
 
 ctess_api_t ctess_api_table;
 
+/// Looks `name` up in `handle` into the table's `field`; 1 when it was found. An int, so that `&`
+/// looks every symbol up (`&&` would stop at the first one missing).
+#define CTESS_SYM(handle, field, name) (int)((*(void **)&ctess_api_table.field = dlsym(handle, name)) != NULL)
+
 static void *ctess_open(const char *const *names) {
     for (; *names; names++) {
         void *h = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
@@ -16,7 +20,7 @@ static void *ctess_open(const char *const *names) {
 static void ctess_quiet(const char *message) { (void)message; }
 
 static void ctess_load_once(void) {
-    ctess_api_t *a = ctess_api_storage();
+    ctess_api_t *a = &ctess_api_table;
     // Tesseract's LSTM asks OpenMP for up to 10 threads per recognition, which libgomp then spins
     // on; the agent runs one engine per core instead, so each engine gets one thread (as ocrmypdf
     // does). libgomp reads the limit when it is loaded, which is now; a limit the user set stays.
@@ -26,49 +30,33 @@ static void ctess_load_once(void) {
     void *l = ctess_open(leptonica);
     void *t = l ? ctess_open(tesseract) : NULL;
     if (!t) return;
-    a->create = (TessBaseAPI *(*)(void))dlsym(t, "TessBaseAPICreate");
-    a->destroy = (void (*)(TessBaseAPI *))dlsym(t, "TessBaseAPIDelete");
-    a->init = (int (*)(TessBaseAPI *, const char *, const char *, TessOcrEngineMode))dlsym(t, "TessBaseAPIInit2");
-    a->set_variable = (BOOL (*)(TessBaseAPI *, const char *, const char *))dlsym(t, "TessBaseAPISetVariable");
-    a->set_image_pix = (void (*)(TessBaseAPI *, struct Pix *))dlsym(t, "TessBaseAPISetImage2");
-    a->set_resolution = (void (*)(TessBaseAPI *, int))dlsym(t, "TessBaseAPISetSourceResolution");
-    a->recognize = (int (*)(TessBaseAPI *, ETEXT_DESC *))dlsym(t, "TessBaseAPIRecognize");
-    a->utf8_text = (char *(*)(TessBaseAPI *))dlsym(t, "TessBaseAPIGetUTF8Text");
-    a->word_confidences = (int *(*)(TessBaseAPI *))dlsym(t, "TessBaseAPIAllWordConfidences");
-    a->clear = (void (*)(TessBaseAPI *))dlsym(t, "TessBaseAPIClear");
-    a->delete_text = (void (*)(const char *))dlsym(t, "TessDeleteText");
-    a->delete_ints = (void (*)(const int *))dlsym(t, "TessDeleteIntArray");
-    a->version = (const char *(*)(void))dlsym(t, "TessVersion");
-    a->set_page_seg_mode = (void (*)(TessBaseAPI *, TessPageSegMode))dlsym(t, "TessBaseAPISetPageSegMode");
-    a->detect_orientation = (BOOL (*)(TessBaseAPI *, int *, float *, const char **, float *))dlsym(t, "TessBaseAPIDetectOrientationScript");
-    a->pix_read_mem = (struct Pix *(*)(const unsigned char *, size_t))dlsym(l, "pixReadMem");
-    a->pix_read_mem_tiff = (struct Pix *(*)(const unsigned char *, size_t, int))dlsym(l, "pixReadMemTiff");
-    a->read_header_mem_tiff = (int (*)(const unsigned char *, size_t, int, int *, int *, int *, int *, int *, int *, int *))
-        dlsym(l, "readHeaderMemTiff");
-    a->pix_destroy = (void (*)(struct Pix **))dlsym(l, "pixDestroy");
-    a->pix_rotate_orth = (struct Pix *(*)(struct Pix *, int))dlsym(l, "pixRotateOrth");
-    a->pix_flip_lr = (struct Pix *(*)(struct Pix *, struct Pix *))dlsym(l, "pixFlipLR");
-    a->pix_flip_tb = (struct Pix *(*)(struct Pix *, struct Pix *))dlsym(l, "pixFlipTB");
-    a->set_stderr_handler = (void (*)(void (*)(const char *)))dlsym(l, "leptSetStderrHandler");
-    a->pix_deskew = (struct Pix *(*)(struct Pix *, int, float, float, int, int, float *, float *))dlsym(l, "pixDeskewGeneral");
-    a->pix_create = (struct Pix *(*)(int, int, int))dlsym(l, "pixCreateNoInit");
-    a->pix_data = (uint32_t *(*)(struct Pix *))dlsym(l, "pixGetData");
-    a->pix_wpl = (int (*)(struct Pix *))dlsym(l, "pixGetWpl");
-    a->pix_endian_byte_swap = (int (*)(struct Pix *))dlsym(l, "pixEndianByteSwap");
-    a->pix_set_resolution = (int (*)(struct Pix *, int, int))dlsym(l, "pixSetResolution");
-    a->ok = a->create && a->destroy && a->init && a->set_variable && a->set_image_pix && a->set_resolution
-        && a->recognize && a->utf8_text && a->word_confidences && a->clear && a->delete_text && a->delete_ints && a->version
-        && a->set_page_seg_mode && a->detect_orientation && a->pix_read_mem && a->pix_read_mem_tiff && a->read_header_mem_tiff && a->pix_destroy
-        && a->pix_rotate_orth && a->pix_flip_lr && a->pix_flip_tb && a->set_stderr_handler
-        && a->pix_deskew && a->pix_create && a->pix_data && a->pix_wpl && a->pix_endian_byte_swap && a->pix_set_resolution;
+    int ok = CTESS_SYM(t, create, "TessBaseAPICreate") & CTESS_SYM(t, destroy, "TessBaseAPIDelete")
+        & CTESS_SYM(t, init, "TessBaseAPIInit2") & CTESS_SYM(t, set_variable, "TessBaseAPISetVariable")
+        & CTESS_SYM(t, set_image_pix, "TessBaseAPISetImage2") & CTESS_SYM(t, set_resolution, "TessBaseAPISetSourceResolution")
+        & CTESS_SYM(t, recognize, "TessBaseAPIRecognize") & CTESS_SYM(t, utf8_text, "TessBaseAPIGetUTF8Text")
+        & CTESS_SYM(t, word_confidences, "TessBaseAPIAllWordConfidences") & CTESS_SYM(t, clear, "TessBaseAPIClear")
+        & CTESS_SYM(t, delete_text, "TessDeleteText") & CTESS_SYM(t, delete_ints, "TessDeleteIntArray")
+        & CTESS_SYM(t, version, "TessVersion") & CTESS_SYM(t, set_page_seg_mode, "TessBaseAPISetPageSegMode")
+        & CTESS_SYM(t, detect_orientation, "TessBaseAPIDetectOrientationScript")
+        & CTESS_SYM(l, pix_read_mem, "pixReadMem") & CTESS_SYM(l, pix_read_mem_tiff, "pixReadMemTiff")
+        & CTESS_SYM(l, read_header_mem_tiff, "readHeaderMemTiff") & CTESS_SYM(l, pix_destroy, "pixDestroy")
+        & CTESS_SYM(l, pix_rotate_orth, "pixRotateOrth") & CTESS_SYM(l, pix_flip_lr, "pixFlipLR")
+        & CTESS_SYM(l, pix_flip_tb, "pixFlipTB") & CTESS_SYM(l, set_stderr_handler, "leptSetStderrHandler")
+        & CTESS_SYM(l, pix_deskew, "pixDeskewGeneral") & CTESS_SYM(l, pix_create, "pixCreateNoInit")
+        & CTESS_SYM(l, pix_data, "pixGetData") & CTESS_SYM(l, pix_wpl, "pixGetWpl")
+        & CTESS_SYM(l, pix_endian_byte_swap, "pixEndianByteSwap") & CTESS_SYM(l, pix_set_resolution, "pixSetResolution");
+    if (!ok) return;
     // A corrupt file is reported once, by the adapter; leptonica's own lines would repeat it.
-    if (a->ok) a->set_stderr_handler(ctess_quiet);
+    a->set_stderr_handler(ctess_quiet);
+    a->ok = 1;
 }
+
+#undef CTESS_SYM
 
 int ctess_load(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, ctess_load_once);
-    return ctess_api_storage()->ok;
+    return ctess_api_table.ok;
 }
 
 struct Pix *ctess_pix_from_gray(const unsigned char *gray, int width, int height, int dpi) {

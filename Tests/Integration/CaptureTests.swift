@@ -76,10 +76,14 @@ struct CaptureTests {
         #expect(try agent.run(["capture", "--lines"], stdin: lines.joined(separator: "\n")).status == 0)
         let node = try TestNode(["--slow-ms", "40"], token: "t-kill")
         try agent.usePairedNode(node.url, token: "t-kill")
+        // Each drain is killed once the node has taken one to four of its requests: while the
+        // node holds a batch whose reply the agent has not read, or between two batches.
         var rng = SystemRandomNumberGenerator()
+        func ingestRequests() throws -> Int64 { try node.admin("counts")["requests"]?.intValue ?? 0 }
         for _ in 0..<6 {
+            let before = try ingestRequests(), taken = Int64.random(in: 1...4, using: &rng)
             let drain = try Child(agentBinary, ["drain"], env: agent.env, captureOutput: false)
-            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.4, using: &rng))
+            _ = try eventually(30, every: 0.02) { try ingestRequests() >= before + taken }
             drain.signal(SIGKILL)
             _ = drain.wait()
         }

@@ -55,8 +55,7 @@ struct EmbeddedNodeTests {
         for _ in 0..<3 {
             let before = heldCount(agent)
             let run = try Child(agentBinary, ["run"], env: agent.env, captureOutput: false)
-            let deadline = Date().addingTimeInterval(60)
-            while heldCount(agent) == before, before < want.count, Date() < deadline { usleep(2_000) }
+            _ = eventually(60, every: 0.002) { heldCount(agent) != before || before >= want.count }
             run.signal(SIGKILL)
             if run.wait().status == 128 + SIGKILL, heldCount(agent) < want.count { killedMidRun += 1 }
         }

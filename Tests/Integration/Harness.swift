@@ -123,15 +123,50 @@ final class Child {
     }
 }
 
-/// Polls `condition` until it holds or `seconds` pass: the one way tests wait on what a
-/// process does (never a bare sleep); the time is a limit, not an assertion.
-func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+/// Polls `condition` every `interval` seconds until it holds or `seconds` pass: the one way
+/// tests wait on what a process does (never a bare sleep); the time is a limit, not an assertion.
+func eventually(_ seconds: Double, every interval: Double = 0.2, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.2)
+        Thread.sleep(forTimeInterval: interval)
     }
     return try condition()
+}
+
+/// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`.
+final class NotifySocket {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
+        }
+        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard rc == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    deinit { close(fd); unlink(path) }
+
+    /// Every message that arrives within `seconds`, until one contains `wanted`.
+    func wait(for wanted: String, seconds: Double) -> [String] {
+        var got: [String] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 100) > 0 else { continue }
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { got.append(String(decoding: buf[0..<n], as: UTF8.self)) }
+            if got.last?.contains(wanted) == true { break }
+        }
+        return got
+    }
 }
 
 /// Runs a program to its end, feeding `stdin`.
@@ -213,11 +248,9 @@ final class TestNode {
         process = try Child("/usr/bin/env", ["python3", repoRoot + "/tools/testnode/testnode.py", "--port", "0", "--port-file", portFile,
                                              "--token", token, "--seed", "7"] + args, captureOutput: false)
         var port = 0
-        for _ in 0..<200 {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let p = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                port = p; break
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+        _ = eventually(10, every: 0.05) {
+            port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+            return port > 0
         }
         guard port > 0 else { process.signal(SIGKILL); _ = process.wait(); throw TestNodeError.didNotStart }
         self.port = port

@@ -25,10 +25,12 @@ struct MPRISTests {
         #expect(try eventually(10) { try world.timeline(player)?["status"] == "Paused" }, "the agent never saw the pause")
         let booked = try world.timeline(player)?["play"]?["played"]?.doubleValue ?? -1
         #expect(abs(booked - pausedAt) <= 2, "the agent's books say \(booked) s played; the player paused at \(pausedAt) s")
-        // The pause itself: 6 s of wall time, 120 s of track at 20× were it counted (past the 150 s
-        // that count). Nothing happens during it to wait on; the checks below measure the agent
-        // against the player's own position, so a slow agent cannot pass them.
-        Thread.sleep(forTimeInterval: 6)
+        // The pause itself lasts until the play would have passed the 150 s that count, were paused
+        // time counted at 20× from when the agent last looked (its books), and a second more. The
+        // checks below measure the agent against the player's own position, so a slow agent cannot pass them.
+        let lookedAt = try #require(try world.timeline(player)?["observedAt"]?.doubleValue)
+        let wouldCountAt = lookedAt + (150 - booked) / 20 + 1
+        #expect(eventually(30) { Date().timeIntervalSince1970 >= wouldCountAt })
         #expect(try world.playCount() == 0, "paused time must not count")
         try player.send(["cmd": "play"])
         #expect(try eventually(15) { try world.playCount() == 1 })

@@ -2,41 +2,6 @@ import Foundation
 import IngestCore
 import Testing
 
-/// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`.
-final class NotifySocket {
-    let path: String
-    private let fd: Int32
-
-    init(path: String) throws {
-        self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
-        }
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        guard rc == 0 else { throw POSIXError(.EADDRINUSE) }
-    }
-
-    deinit { close(fd); unlink(path) }
-
-    /// Every message that arrives within `seconds`, until one contains `wanted`.
-    func wait(for wanted: String, seconds: Double) -> [String] {
-        var got: [String] = []
-        let deadline = Date().addingTimeInterval(seconds)
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while Date() < deadline {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, 100) > 0 else { continue }
-            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 { got.append(String(decoding: buf[0..<n], as: UTF8.self)) }
-            if got.last?.contains(wanted) == true { break }
-        }
-        return got
-    }
-}
-
 /// When `adapter`'s last scan ended, from the agent's state store.
 func lastScan(_ agent: AgentSandbox, _ adapter: String) throws -> Date? {
     try StateStore(readOnlyAt: Paths(configDir: agent.config, stateDir: agent.state))?.adapterStats()[adapter]?.lastScan

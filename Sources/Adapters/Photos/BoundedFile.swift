@@ -74,8 +74,8 @@ final class BoundedFile {
         guard count <= budget - bytesRead else {
             throw PhotoReadError("reading \(count) more bytes at offset \(offset.hex) would exceed the \(budget >> 20) MiB metadata read budget")
         }
-        // Not zero-filled first: pread writes every byte or the read fails (a 64 KiB memset per
-        // photo was a fifth of a full scan's CPU).
+        // Not zero-filled first: pread writes every byte or the read fails, so zeroing would only
+        // add a pass over every photo's bytes.
         var failure: PhotoReadError?
         let buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
             let (done, code) = FileSystem.readFully(descriptor, into: UnsafeMutableRawBufferPointer(raw), at: Int64(offset))

@@ -131,8 +131,8 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// Appends `description`'s bytes: written digit by digit, with no string in between (a photo's
-    /// key and capture time both use it; interpolation with padding cost ~3 µs).
+    /// Appends `description`'s bytes: written digit by digit, with no string in between, because
+    /// every photo's key and capture time use it and interpolation with padding makes strings.
     func write(into text: inout [UInt8]) {
         func digits(_ value: Int, _ width: Int) {
             var v = max(0, value)

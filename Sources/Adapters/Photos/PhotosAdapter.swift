@@ -84,13 +84,19 @@ public struct PhotosAdapter: DeviceAdapter {
         if withoutGPS > 0 { await sink.warn("\(withoutGPS) photos without GPS (or without a capture time) were skipped") }
     }
 
+    /// A photo of a changed folder to read, with the sidecars that complete its metadata.
+    struct PhotoToRead: Sendable {
+        let entry: FolderWalker.Entry
+        let sidecar: Sidecars?
+    }
+
     /// A changed folder being read: its photos whose stamp or sidecar changed, on the other cores,
     /// and its anchor entry with the records of the rest.
     struct Reading {
         let path: String
         let before: FolderAnchor
         var after: FolderAnchor
-        let toRead: [(entry: FolderWalker.Entry, sidecar: Sidecars?)]
+        let toRead: [PhotoToRead]
         /// Every file's sidecars, by the file's name: a Live Photo's movie not read now may have to be.
         let sidecarsByName: [String: Sidecars]
         let outcomes: Task<[Outcome], Never>
@@ -100,7 +106,7 @@ public struct PhotosAdapter: DeviceAdapter {
             before = stored.flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
             after = FolderAnchor(digest: digest)
             after.records.reserveCapacity(listing.photos.count)
-            var toRead: [(entry: FolderWalker.Entry, sidecar: Sidecars?)] = []
+            var toRead: [PhotoToRead] = []
             var sidecarsByName: [String: Sidecars] = [:]
             // A record from before Live Photos has no pairing facts; they matter only beside a movie,
             // so a folder of stills keeps such records without opening a file again.
@@ -112,7 +118,7 @@ public struct PhotosAdapter: DeviceAdapter {
                     old.stamp = entry.stamp
                     after.records[entry.name] = old
                 } else {
-                    toRead.append((entry, sidecar))
+                    toRead.append(PhotoToRead(entry: entry, sidecar: sidecar))
                 }
             }
             self.toRead = toRead
@@ -126,13 +132,13 @@ public struct PhotosAdapter: DeviceAdapter {
     private func record(_ reading: Reading, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> Int {
         var after = reading.after
         var withoutGPS = 0
-        var read: [(name: String, item: Item?)] = []
-        for (i, outcome) in await reading.outcomes.value.enumerated() {
-            let (entry, sidecar) = reading.toRead[i]
+        var read: [PhotoRead] = []
+        for (photo, outcome) in zip(reading.toRead, await reading.outcomes.value) {
             for warning in outcome.warnings { await sink.warn(warning) }
             if outcome.withoutGPS { withoutGPS += 1 }
-            read.append((entry.name, outcome.item))
-            after.records[entry.name] = FolderAnchor.Record(stamp: entry.stamp, sidecar: sidecar?.stamp ?? "", key: outcome.item?.key, pairing: outcome.pairing)
+            read.append(PhotoRead(name: photo.entry.name, item: outcome.item))
+            after.records[photo.entry.name] = FolderAnchor.Record(stamp: photo.entry.stamp, sidecar: photo.sidecar?.stamp ?? "",
+                                                                  key: outcome.item?.key, pairing: outcome.pairing)
         }
         for item in await settleLivePhotos(&after, read: read, reading: reading, ledger: &ledger, sink: sink) { ledger.queue(item) }
         // The keys of photos gone from the folder (a photo read again is not compared with its old key).
@@ -151,20 +157,30 @@ public struct PhotosAdapter: DeviceAdapter {
         var warnings: [String] = []
     }
 
+    /// The outcomes of a run of a folder's photos, from `start` in the order given.
+    private struct SliceOutcomes: Sendable {
+        let start: Int
+        let outcomes: [Outcome]
+    }
+
     /// Reads the photos of one folder on every core: each read is a few `pread`s and a parse,
     /// independent of the others; the results come back in the order given.
-    static func read(_ photos: [(entry: FolderWalker.Entry, sidecar: Sidecars?)], in folder: String) async -> [Outcome] {
+    static func read(_ photos: [PhotoToRead], in folder: String) async -> [Outcome] {
         // A few slices per core, so one that is slow (a cold disk, a big sidecar) does not leave the others idle.
         let slices = max(1, min(4 * ProcessInfo.processInfo.activeProcessorCount, photos.count / 16))
         let sliceSize = (photos.count + slices - 1) / slices
         let opened = OpenFolder(folder)
-        return await withTaskGroup(of: (Int, [Outcome]).self) { group in
+        return await withTaskGroup(of: SliceOutcomes.self) { group in
             for start in stride(from: 0, to: photos.count, by: max(sliceSize, 1)) {
-                let slice = (start: start, names: photos[start..<min(start + sliceSize, photos.count)].map { ($0.entry.name, $0.entry.stamp.size, $0.sidecar) })
-                group.addTask { (slice.start, slice.names.map { readOne(folder: folder, opened, name: $0.0, size: $0.1, sidecar: $0.2) }) }
+                let slice = Array(photos[start..<min(start + sliceSize, photos.count)])
+                group.addTask {
+                    SliceOutcomes(start: start, outcomes: slice.map {
+                        readOne(folder: folder, opened, name: $0.entry.name, size: $0.entry.stamp.size, sidecar: $0.sidecar)
+                    })
+                }
             }
             var out = [Outcome](repeating: Outcome(), count: photos.count)
-            for await (start, outcomes) in group { out.replaceSubrange(start..<(start + outcomes.count), with: outcomes) }
+            for await slice in group { out.replaceSubrange(slice.start..<(slice.start + slice.outcomes.count), with: slice.outcomes) }
             return out
         }
     }

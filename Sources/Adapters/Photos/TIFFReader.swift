@@ -64,7 +64,7 @@ struct TIFFReader {
     }
 
     /// An IFD's entries in file order. Tens of entries and a few lookups per photo: a linear
-    /// search beats hashing here (a dictionary cost ~15% of a whole scan).
+    /// search over them is cheaper than building a dictionary for each directory.
     private struct Directory {
         var entries: [Entry] = []
         subscript(tag: Int) -> Entry? { entries.first { $0.tag == tag } }

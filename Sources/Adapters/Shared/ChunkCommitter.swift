@@ -2,7 +2,7 @@ import IngestCore
 
 /// Commits an adapter's chunks one at a time and in order, while the adapter goes on reading
 /// the next ones: the anchor never passes items that are not queued, and the cores are not idle
-/// while SQLite writes (a full photo scan is ~20 % faster so).
+/// while SQLite writes.
 struct ChunkCommitter<Sink: ItemSink> {
     let sink: Sink
     private var running: Task<Void, any Error>?

@@ -7,8 +7,8 @@ import Glibc
 /// The endpoint, key and version of every item one file gave (``FileRecord``), kept as the
 /// record's own text: one `endpoint\tkey\tversion\n` line per item (key escaped as in
 /// ``AnchorText``, `-` for no version) in one buffer, in the order they came, and where each line
-/// is in bytewise order. A calendar of 50 000 occurrences so holds about 70 bytes per item instead
-/// of a dictionary of strings, and writes its record by copying lines. A key is found by binary
+/// is in bytewise order. A calendar of 50 000 occurrences so holds its lines' bytes, not a
+/// dictionary of strings, and writes its record by copying lines. A key is found by binary
 /// search on its line's `endpoint\tkey\t`.
 struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
     /// The lines (and those of ids given again, not in `sorted`).
@@ -147,7 +147,7 @@ struct ItemTable: Equatable, Sendable, ExpressibleByDictionaryLiteral {
         private var lines: [(range: Range<Int32>, idLength: Int32)] = []
         /// Open addressing by the hash of an id, to find an id given again: a line's index + 1 at
         /// the first free slot from its hash on, 0 for a free slot; at most half the slots are
-        /// used. 4 bytes a slot, where a dictionary took about 30 a line.
+        /// used. A slot is one `Int32`, far smaller than a dictionary's entry per line.
         private var slots: [Int32]
 
         /// Items expected: room for their lines is made once the first lines tell how long they are.

@@ -13,7 +13,7 @@ struct SentItems {
     }
 
     /// Written straight into one buffer of its final size: location history's settled state
-    /// holds every visit and trip of years, and a line as a String each cost 3× the bytes.
+    /// holds every visit and trip of years, and a String per line would hold each line again.
     var encoded: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(versions.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 })

@@ -114,9 +114,8 @@ struct TrackedFiles: Sendable {
     /// the keys it no longer gives; nil when its old record (if any) stays as it was. A file of
     /// many items has them queued (and committed) a chunk at a time; its record comes after them,
     /// so an interruption reads the file again and the node sees the first chunks as duplicates.
-    private func record(of file: FolderWalker.Entry, _ result: ReadResult, old: FileRecord?,
-                        into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> FileRecord? {
-        var record = FileRecord(stamp: file.stamp, hash: "")
+    private func record<Sink: ItemSink>(of file: FolderWalker.Entry, _ result: ReadResult, old: FileRecord?,
+                                        into ledger: inout FileLedger<Sink>, sink: Sink) async throws -> FileRecord? {
         switch result {
         case .unreadable(let reason):
             await sink.warn("\(file.name): \(reason)")
@@ -125,89 +124,14 @@ struct TrackedFiles: Sendable {
             guard var kept = old else { return nil }
             kept.stamp = file.stamp; kept.hash = hash
             return kept
-        case .copied(let source):
-            record = source
+        case .copied(var record):
             record.stamp = file.stamp
             ledger.lose(old?.items.keys(notIn: record.items) ?? [])
-        case .parsed(let hash, .failed(let reason)):
-            await sink.warn("\(file.name): \(reason)")
-            guard old == nil else { return nil }
-            record.hash = hash                           // a new bad file: remember it so it is not re-read until it changes
-        case .parsed(let hash, .parsed(let parsed, let warnings, let refreshAfter, let retained)):
-            var items = ItemTable.Builder(capacity: parsed.count)
-            try await queue(parsed, into: &items, old: old, ledger: &ledger)
-            await finish(&record, hash: hash, items: items, warnings: warnings, refreshAfter: refreshAfter, retained: retained,
-                         file: file, old: old, ledger: &ledger, sink: sink)
-        case .parsed(let hash, .streamed(let parts, let produce)):
-            return try await streamed(produce, parts: parts, hash: hash, record: record, file: file, old: old, into: &ledger, sink: sink)
+            return record
+        case .parsed(let hash, let parse):
+            let update = FileUpdate(file: file, old: old, hash: hash, chunkSize: chunkSize, sink: sink)
+            return try await update.record(parse, ledger: &ledger)
         }
-        return record
-    }
-
-    /// The record of a file whose parse hands its items over while it goes on (``Parse/streamed(_:)``).
-    private func streamed(_ produce: @escaping @Sendable (_ deliver: (FileItems) -> Void) -> Parse, parts count: Int, hash: String, record: FileRecord,
-                          file: FolderWalker.Entry, old: FileRecord?, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> FileRecord? {
-        var record = record
-        let parts = ParsedParts("parse", produce)
-        defer { parts.close() }
-        // Room for as many items as last time, else as the first part times the parts expected:
-        // grown by doubling, the table would hold its old and new buffers at once.
-        var builder: ItemTable.Builder?
-        func sized(_ first: FileItems) -> ItemTable.Builder { ItemTable.Builder(capacity: old?.items.count ?? first.count * max(count, 1)) }
-        for await part in parts.stream {
-            switch part {
-            case .part(let parsed):
-                parts.taken()
-                var items = builder.take() ?? sized(parsed)
-                try await queue(parsed, into: &items, old: old, ledger: &ledger)
-                builder = consume items
-            case .end(.parsed(let parsed, let warnings, let refreshAfter, let retained)):
-                var items = builder.take() ?? sized(parsed)
-                try await queue(parsed, into: &items, old: old, ledger: &ledger)
-                await finish(&record, hash: hash, items: items, warnings: warnings, refreshAfter: refreshAfter, retained: retained,
-                             file: file, old: old, ledger: &ledger, sink: sink)
-                return record
-            case .end(let end):
-                // The items given are queued. A file read before keeps its old record and is read
-                // again next time; a new one, like a new file that fails whole, is remembered by its
-                // hash (with the keys it gave, for their tombstones) until it changes.
-                if case .failed(let reason) = end { await sink.warn("\(file.name): \(reason)") }
-                guard old == nil else { return nil }
-                record.hash = hash
-                record.items = (builder.take() ?? ItemTable.Builder()).table()
-                return record
-            }
-        }
-        return nil
-    }
-
-    /// Queues those of a file's items that are new or changed, a chunk at a time; the next chunk
-    /// is made while this one is recorded and queued.
-    private func queue(_ parsed: FileItems, into items: inout ItemTable.Builder, old: FileRecord?,
-                       ledger: inout FileLedger<some ItemSink>) async throws {
-        let chunk = { (start: Int) in start < parsed.count ? Task { parsed.make(start..<min(start + chunkSize, parsed.count)) } : nil }
-        var making = chunk(0)
-        var start = 0
-        while let made = making {
-            start += chunkSize
-            making = chunk(start)
-            for item in await made.value {
-                let id = ItemKey(endpoint: item.endpoint, key: item.key)
-                if items.set(id, version: item.version ?? ""), old?.items.version(of: id) != item.version { ledger.queue(item) }
-            }
-            try await ledger.commitIfFull()
-        }
-    }
-
-    /// The record of a file whose items were all queued.
-    private func finish(_ record: inout FileRecord, hash: String, items: consuming ItemTable.Builder, warnings: [String], refreshAfter: Date?,
-                        retained: [ItemKey], file: FolderWalker.Entry, old: FileRecord?, ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async {
-        for warning in warnings { await sink.warn("\(file.name): \(warning)") }
-        record.hash = hash
-        record.refreshAfter = refreshAfter
-        for id in retained { if let version = old?.items.version(of: id) { items.insert(id, version: version) } }
-        record.items = items.table()
-        ledger.lose(old?.items.keys(notIn: record.items) ?? [])
     }
 
     private func isUnderRoots(_ path: String) -> Bool {
@@ -254,13 +178,5 @@ struct TrackedFiles: Sendable {
         if hash == pending.unchangedIfHash { return .unchanged(hash: hash) }    // touched, not edited
         if let source = copies[hash] { return .copied(source) }
         return .parsed(hash: hash, parse(file.name, bytes))
-    }
-}
-
-extension FileRecord {
-    /// When the same bytes must be parsed again even if unchanged, kept in the record's extra field.
-    var refreshAfter: Date? {
-        get { Double(extra).map { Date(timeIntervalSince1970: $0) } }
-        set { extra = newValue.map { String($0.timeIntervalSince1970) } ?? "-" }
     }
 }

@@ -6,8 +6,8 @@
 #include <pthread.h>
 
 // libcrypto is loaded on first use (dlopen), not at process start: `capture` must be on disk
-// within a few milliseconds and never hashes anything, while loading libcrypto costs ~1 ms (it
-// binds ~3400 symbols). Random bytes come from getrandom(2), so an unhashed run never loads it.
+// within a few milliseconds and never hashes anything, while loading libcrypto binds thousands
+// of symbols. Random bytes come from getrandom(2), so an unhashed run never loads it.
 
 typedef struct {
     int ok;

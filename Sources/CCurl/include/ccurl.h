@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 // libcurl is loaded on first use (dlopen), not at process start: its dependency chain
-// (TLS, Kerberos, LDAP, …) costs ~4 ms of loading on every start, and most commands
+// (TLS, Kerberos, LDAP, …) would be loaded on every start, and most commands
 // (`capture` up to durable, `status`, runs against the embedded node) never talk HTTP.
 //
 // curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call; the typed

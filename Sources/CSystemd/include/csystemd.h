@@ -6,8 +6,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
-// libsystemd is loaded on first use (dlopen): with its compression and crypto dependencies it
-// costs ~0.5 ms at every start, and only talking to a node (the device id) or running under
+// libsystemd is loaded on first use (dlopen): its compression and crypto dependencies would
+// be loaded at every start, and only talking to a node (the device id) or running under
 // systemd (sd_notify) needs it. Without libsystemd these calls report failure (-ENOSYS style).
 
 typedef struct {

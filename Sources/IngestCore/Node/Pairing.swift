@@ -45,7 +45,8 @@ public enum Pairing {
                                     device: DeviceIdentity.current(store: nil), timeout: 20)
         } catch { throw AgentError(.node, error.message) }
 
-        let verified = try verify(client, url: url)
+        let verified: Verified
+        do { verified = try verify(client, url: url) } catch { throw AgentError(.node, error.message) }
 
         var captureKey: Secret?
         let name = "\(DeviceIdentity.hostName()) capture"
@@ -71,29 +72,50 @@ public enum Pairing {
         public var nodeVersion: String?
     }
 
+    /// Why `verify` refused a node or a token. `message` is the line a user sees.
+    public enum VerifyError: Error, Sendable, CustomStringConvertible {
+        /// `/v1/health` could not be fetched at all.
+        case unreachable(NodeURL, CurlError)
+        /// `/v1/health` answered, but not as a Hearthloom node does.
+        case notANode(NodeURL, status: Int)
+        /// `/v1/whoami` could not be fetched.
+        case whoamiUnreachable(NodeURL, CurlError)
+        /// `/v1/whoami` answered 401: the node does not know the token.
+        case refusedToken(NodeURL)
+        /// `/v1/whoami` answered something other than 200 or 401.
+        case whoamiStatus(NodeURL, status: Int)
+        /// The token is known but may not ingest.
+        case lacksIngestScope(NodeURL, scopes: [String])
+
+        public var message: String {
+            switch self {
+            case .unreachable(let url, let error): "\(url): the node does not answer: \(error.message)"
+            case .notANode(let url, let status): "\(url)/v1/health answered HTTP \(status); is this a Hearthloom node?"
+            case .whoamiUnreachable(let url, let error): "\(url): \(error.message)"
+            case .refusedToken(let url): "\(url) refused the token (401); copy a fresh pairing link from the node's dashboard"
+            case .whoamiStatus(let url, let status): "\(url)/v1/whoami answered HTTP \(status)"
+            case .lacksIngestScope(let url, let scopes):
+                "\(url): this token lacks the ingest scope (it has \(scopes.joined(separator: ", "))); make one that may ingest"
+            }
+        }
+        public var description: String { message }
+    }
+
     /// Checks that `url` is a Hearthloom node that answers and that `client`'s token may ingest.
-    /// - Throws: `AgentError` with exit code 4 naming what failed and how to fix it.
-    public static func verify(_ client: NodeClient, url: NodeURL) throws(AgentError) -> Verified {
+    /// - Throws: `VerifyError` naming what failed; its `message` says how to fix it.
+    public static func verify(_ client: NodeClient, url: NodeURL) throws(VerifyError) -> Verified {
         let health: HTTPResponse
-        do { health = try client.get("/v1/health", authenticated: false) } catch {
-            throw AgentError(.node, "\(url): the node does not answer: \(error.message)")
-        }
+        do { health = try client.get("/v1/health", authenticated: false) } catch { throw .unreachable(url, error) }
         let healthJSON = JSONValue.parse(health.body)
-        guard health.status == 200, healthJSON?["status"]?.stringValue == "ok" else {
-            throw AgentError(.node, "\(url)/v1/health answered HTTP \(health.status); is this a Hearthloom node?")
-        }
+        guard health.status == 200, healthJSON?["status"]?.stringValue == "ok" else { throw .notANode(url, status: health.status) }
         let whoami: HTTPResponse
-        do { whoami = try client.get("/v1/whoami") } catch { throw AgentError(.node, "\(url): \(error.message)") }
+        do { whoami = try client.get("/v1/whoami") } catch { throw .whoamiUnreachable(url, error) }
         guard whoami.status == 200 else {
-            throw AgentError(.node, whoami.status == 401
-                ? "\(url) refused the token (401); copy a fresh pairing link from the node's dashboard"
-                : "\(url)/v1/whoami answered HTTP \(whoami.status)")
+            throw whoami.status == 401 ? .refusedToken(url) : .whoamiStatus(url, status: whoami.status)
         }
         let key = JSONValue.parse(whoami.body)?["key"]
         let scopes = key?["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        guard scopes.contains("ingest") else {
-            throw AgentError(.node, "\(url): this token lacks the ingest scope (it has \(scopes.joined(separator: ", "))); make one that may ingest")
-        }
+        guard scopes.contains("ingest") else { throw .lacksIngestScope(url, scopes: scopes) }
         return Verified(keyName: key?["name"]?.stringValue, scopes: scopes, nodeVersion: healthJSON?["version"]?.stringValue)
     }
 

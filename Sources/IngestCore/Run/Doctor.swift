@@ -127,15 +127,19 @@ extension Agent {
             client = try NodeClient(url: url, token: credentials.token, captureKey: nil, caFile: node.caFile, headers: node.headers,
                                     device: DeviceIdentity.current(store: nil), timeout: 10)
         } catch { return .fail("node", error.message, fix: "install libcurl: sudo apt install libcurl4") }
-        do {
+        do throws(Pairing.VerifyError) {
             let verified = try Pairing.verify(client, url: url)
             let version = verified.nodeVersion.map { " (node \($0))" } ?? ""
             return .ok("node", "\(url) answers\(version) and the token may ingest")
         } catch {
-            let refused = error.message.contains("refused the token") || error.message.contains("lacks the ingest scope")
-            return .fail("node", error.message, fix: refused
-                ? "pair again with a fresh link from the node's dashboard: `hearthloom-ingest pair` and paste it"
-                : "check that the node is up and that URL= in \(node.file) is right; everything queued is kept meanwhile")
+            switch error {
+            case .refusedToken, .lacksIngestScope:   // only a fresh token fixes these
+                return .fail("node", error.message,
+                             fix: "pair again with a fresh link from the node's dashboard: `hearthloom-ingest pair` and paste it")
+            case .unreachable, .notANode, .whoamiUnreachable, .whoamiStatus:
+                return .fail("node", error.message,
+                             fix: "check that the node is up and that URL= in \(node.file) is right; everything queued is kept meanwhile")
+            }
         }
     }
 

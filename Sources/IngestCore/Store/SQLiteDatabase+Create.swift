@@ -7,8 +7,8 @@ import Glibc
 extension SQLiteDatabase {
     /// Makes the database at `path`, when there is none, whole and at once: `build` writes its
     /// schema into a scratch file (no journal, no fsync), which is switched to WAL, fsynced and
-    /// linked into place, and the folder fsynced. Two fsyncs, where creating it in place took
-    /// seven (the switch to WAL through a rollback journal, then the schema's first WAL commit).
+    /// linked into place, and the folder fsynced: two fsyncs, where creating it in place would
+    /// fsync the switch to WAL through a rollback journal, then the schema's first WAL commit.
     /// `path` never holds a half-made database: it is absent or complete. A process that finds
     /// it made first (by another process, or by an older agent) drops its scratch file and the
     /// opener's usual path sees the database as it is. An existing database is not touched.

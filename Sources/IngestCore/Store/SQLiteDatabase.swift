@@ -26,7 +26,7 @@ public final class SQLiteDatabase: Sendable {
     /// in place appends to it: a commit costs one fsync of it (SQLite's one fsync of the folder
     /// per process finds nothing to write). One that starts a new WAL pays for its header and
     /// the folder's new entry too, and the closing checkpoint two more fsyncs. Opening reads the
-    /// kept WAL to rebuild its index (about 0.35 ms per MiB), so it stays small: a `capture`
+    /// kept WAL to rebuild its index, in time that grows with its size, so it stays small: a `capture`
     /// (queue, then send) adds about 80 KiB to the state store's, and checkpoints every 6th run.
     static let walKeptAtClose: Int64 = 512 << 10
     private let state: Locked<State>
@@ -52,8 +52,8 @@ public final class SQLiteDatabase: Sendable {
         sqlite3_extended_result_codes(db, 1)
         if throwaway { sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF", nil, nil, nil) }
         else if !readOnly {
-            // A checkpoint costs two fsyncs; at SQLite's default (every 1000 pages of WAL) a full
-            // photo scan checkpointed ~15 times, a third of its fsyncs. Commits stay fsynced as before.
+            // A checkpoint costs two fsyncs, and SQLite's default (every 1000 pages of WAL) makes a
+            // full scan checkpoint often; a larger WAL between checkpoints leaves commits as durable.
             sqlite3_exec(db, "PRAGMA wal_autocheckpoint=8192", nil, nil, nil)
             csqlite_checkpoint_on_close(db, 0)
         }

@@ -36,8 +36,8 @@ public final class StateStore: Sendable {
     let laneIDs = Locked<[String: Int64]>([:])
 
     static let schemaVersion: Int64 = 4
-    /// 16 KiB pages: a store of millions of small records (health samples) takes about a fifth
-    /// less CPU to fill than with SQLite's 4 KiB, a shallower B-tree and fewer cells per byte.
+    /// 16 KiB pages: a store of millions of small records (health samples) fills with less CPU
+    /// than with SQLite's 4 KiB, as its B-tree is shallower and holds fewer cells per byte.
     static let pageSize = 16_384
 
     /// Opens the store, creating the state directory (0700) and the schema when needed.

@@ -6,7 +6,7 @@ import Glibc
 extension Date {
     /// RFC 3339 in UTC to the second (`2026-12-01T20:12:34Z`), as the node wants times: exactly
     /// what `Date.ISO8601FormatStyle()` writes, made by gmtime_r. The format style's first use
-    /// costs ~0.5 ms (it builds a calendar), and `capture` dates its note before it is durable.
+    /// builds a calendar, and `capture` dates its note before it is durable.
     public var rfc3339: String {
         // Foundation's calendar is Julian before 1582 (gmtime_r's is proleptic Gregorian), and
         // four-digit years end at 9999: outside 1600 ... 9999 the format style writes it.
