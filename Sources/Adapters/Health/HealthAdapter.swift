@@ -106,10 +106,10 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
             try await ledger.commitIfFull()
             return
         }
-        record.format = reader.format
+        record.exportFormat = reader.format
         var digest = ContentHasher()
         var input = HealthInput(path: path)
-        if let old, reader.appendable, old.format == reader.format, old.stamp.inode == file.stamp.inode, file.stamp.size > old.stamp.size {
+        if let old, reader.appendable, old.exportFormat == reader.format, old.stamp.inode == file.stamp.inode, file.stamp.size > old.stamp.size {
             let grown = ContentHasher()
             if (try? HealthAdapter.prefixHash(path, old.stamp.size, also: grown)) == old.hash {
                 input.offset = old.stamp.size          // it only grew: read the new rows, the hash goes on from the old ones
@@ -341,13 +341,5 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
         }
         for key in sent.versions.keys.sorted() where now.versions[key] == nil { queued.append(.tombstone(endpoint: .health, key: key)) }
         return (queued, SettledGroup(state: now.encoded, changes: stored.changes))
-    }
-}
-
-extension FileRecord {
-    /// The reader's format, kept in the record's extra field; `-` for a file that is not an export.
-    var format: String {
-        get { extra }
-        set { extra = newValue }
     }
 }

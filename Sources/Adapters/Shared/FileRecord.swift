@@ -51,13 +51,6 @@ struct FileRecord: Equatable {
         return exportFormat ?? "-"
     }
 
-    /// `exportFormat` as the health adapter's `format` reads and writes it, `-` for none: that file
-    /// is being rewritten elsewhere and names this field itself once it is free to change.
-    var extra: String {
-        get { exportFormat ?? "-" }
-        set { exportFormat = newValue == "-" ? nil : newValue }
-    }
-
     /// The head line, then the item lines as ``ItemTable`` keeps them: sorted, so the same items give the same bytes.
     var encoded: Data {
         var head = Array("v1\t".utf8)

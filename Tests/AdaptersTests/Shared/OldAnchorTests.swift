@@ -70,7 +70,7 @@ struct OldAnchorTests {
         let old = "v1\t\(statFields(path))\t0123456789abcdef0123456789abcdef\tapple-health"
         let sink = try await scan(HealthAdapter(config: config("health", "Path=\(root)/lib\n")), from: "f:" + path, old)
         #expect(sink.anchor.entries == ["f:" + path: Data(old.utf8)], "a file read again would have its record rewritten")
-        #expect(FileRecord(Data(old.utf8))?.format == "apple-health")
+        #expect(FileRecord(Data(old.utf8))?.exportFormat == "apple-health")
     }
 
     /// A calendar's record as the ledger wrote it before ``ItemTable`` (one line per occurrence,
