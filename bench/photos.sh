@@ -55,8 +55,8 @@ import json, sys
 agent, dry, exif, floor = (x["mean"] for x in json.load(open(sys.argv[1]))["results"])
 ok = lambda good: "ok" if good else "MISSED"
 with open(sys.argv[2], "a") as f:
-    for row in (("photos: 10 000 JPEGs, whole `run` (fresh state, queued + delivered)", f"{agent:.3f} s", f"exiftool -fast2 {exif:.3f} s ({exif / agent:.1f}x)", ">= 100x exiftool", ok(exif >= 100 * agent)),
-                ("photos: whole `run` vs the C floor", f"{agent:.3f} s", f"walk + open + pread 64 KiB {floor:.3f} s ({agent / floor:.2f}x)", "<= 2x floor", ok(agent <= 2 * floor))):
+    for row in (("photos: 10 000 JPEGs, whole `run` (fresh state, queued + delivered)", f"{agent:.3f} s", f"exiftool -fast2 {exif:.3f} s ({exif / agent:.1f}x)", ">= 150x exiftool", ok(exif >= 150 * agent)),
+                ("photos: whole `run` vs the C floor", f"{agent:.3f} s", f"walk + open + pread 64 KiB {floor:.3f} s ({agent / floor:.2f}x)", "<= 1.5x floor", ok(agent <= 1.5 * floor))):
         f.write("\t".join(row) + "\n")
 print(f"full scan, 10 000 files (means): agent run {agent:.3f} s, agent --dry-run {dry:.3f} s, exiftool {exif:.3f} s, floor {floor:.3f} s")
 print(f"  exiftool / agent run = {exif / agent:.1f}x   exiftool / agent --dry-run = {exif / dry:.1f}x   agent run / floor = {agent / floor:.1f}x   dry-run / floor = {dry / floor:.1f}x")
