@@ -4,8 +4,9 @@
 /// of the following days resumes) and the points each tagged device stored on the day.
 struct HistoryDayState {
     var sent = SentItems()
-    /// nil: not recorded (a store from before incremental derivation); `.some(nil)`: no fix yet.
-    var anchor: Double??
+    /// nil: no fix yet (a day before the first fix keeps an empty state). A store whose days were
+    /// derived before anchors were recorded has no `derivation` state, and is derived whole.
+    var anchor: Double?
     var devices: [Int64: Int] = [:]
 
     static let anchorLine = "#anchor", devicesLine = "#devices"
@@ -14,7 +15,7 @@ struct HistoryDayState {
 
     init(_ bytes: [UInt8]?) {
         sent = SentItems(bytes)
-        if let text = sent.versions.removeValue(forKey: HistoryDayState.anchorLine) { anchor = .some(Double(text)) }
+        anchor = sent.versions.removeValue(forKey: HistoryDayState.anchorLine).flatMap { Double($0) }
         for pair in (sent.versions.removeValue(forKey: HistoryDayState.devicesLine) ?? "").split(separator: " ") {
             let parts = pair.split(separator: "=")
             if parts.count == 2, let tag = Int64(parts[0]), let n = Int(parts[1]) { devices[tag] = n }
@@ -23,7 +24,7 @@ struct HistoryDayState {
 
     var encoded: [UInt8] {
         var lines = sent
-        if let anchor { lines.versions[HistoryDayState.anchorLine] = anchor.map { "\($0)" } ?? "-" }
+        if let anchor { lines.versions[HistoryDayState.anchorLine] = "\(anchor)" }
         if !devices.isEmpty {
             lines.versions[HistoryDayState.devicesLine] = devices.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }

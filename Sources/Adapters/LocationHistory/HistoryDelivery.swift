@@ -37,22 +37,29 @@ struct HistoryDelivery<Sink: ItemSink> {
     mutating func send(_ window: HistoryWindows.Window, days: [String]) async throws {
         func day(_ time: Double) -> Int { Int((time / 86_400).rounded(.down)) }
         let derived = window.derived
-        let visits = derived.visits.filter { window.emit.contains(day($0.arrival)) }
-        let trips = derived.trips.filter { window.emit.contains(day($0.start.time)) }
+        // Both are in time order: the days given are one run of each (a slice, not a copy of years).
+        let visits = HistoryDelivery.run(derived.visits, within: window.emit) { day($0.arrival) }
+        let trips = HistoryDelivery.run(derived.trips, within: window.emit) { day($0.start.time) }
         let stored = days.map { HistoryTime.number(ofDay: $0) }.filter(window.emit.contains)
         let ends = stored + [visits.first?.arrival, visits.last?.arrival, trips.first?.start.time, trips.last?.start.time].compactMap { $0.map(day) }
         guard let first = ends.min(), let last = ends.max() else { return }
-        var v = 0, t = 0
+        var v = visits.startIndex, t = trips.startIndex
         for number in first...last {
             let group = HistoryRecords.group(day: HistoryTime.day(number: number))
             var items: [Item] = []
-            while v < visits.count, day(visits[v].arrival) == number { items.append(PlaceItems.item(visits[v])); v += 1 }
-            while t < trips.count, day(trips[t].start.time) == number { items.append(PlaceItems.item(trips[t])); t += 1 }
+            while v < visits.endIndex, day(visits[v].arrival) == number { items.append(PlaceItems.item(visits[v])); v += 1 }
+            while t < trips.endIndex, day(trips[t].start.time) == number { items.append(PlaceItems.item(trips[t])); t += 1 }
             var state = HistoryDayState()
-            state.anchor = derived.anchors[group]
+            state.anchor = derived.anchors[group] ?? nil
             state.devices = derived.devices[group] ?? [:]
             try await send(items, day: group, state: state, changes: derived.changes[group] ?? 0)
         }
+    }
+
+    private static func run<T>(_ items: [T], within days: ClosedRange<Int>, day: (T) -> Int) -> ArraySlice<T> {
+        let start = items.firstIndex { day($0) >= days.lowerBound } ?? items.count
+        let end = items[start...].firstIndex { day($0) > days.upperBound } ?? items.count
+        return items[start..<end]
     }
 
     /// One day: its changed items, tombstones for its keys no longer derived, its new state.

@@ -52,7 +52,7 @@ struct HistoryPlaces {
     struct Rejoin {
         var after: Int
         var from: Double
-        var old: (String) throws -> Double??
+        var old: (String) throws -> Double?
     }
 
     /// The days with records, in order.
@@ -74,7 +74,7 @@ struct HistoryPlaces {
             let anchor = pass.detector.anchorTime
             derived.anchors[day.group] = anchor
             if let rejoin = plan.rejoin, derived.rejoined == nil, stream.index > rejoin.after, stream.index < days.count,
-               let anchor, anchor >= rejoin.from, try rejoin.old(day.group) == .some(anchor), pass.stated.isClear(at: anchor) {
+               let anchor, anchor >= rejoin.from, try rejoin.old(day.group) == anchor, pass.stated.isClear(at: anchor) {
                 derived.rejoined = stream.index - 1
             }
             if let r = derived.rejoined, pass.settles(before: HistoryTime.start(ofDay: days[r + 1])) { break }

@@ -42,9 +42,7 @@ struct HistoryWindows {
         var windows: [(range: ClosedRange<Int>, window: Window)] = []
         for var range in try affected(numbers, stated: stated, stays: stays, last: last) {
             while true {
-                guard let window = try window(range, days: days, numbers: numbers, stated: stated) else {
-                    return try whole(days, settings: settings)
-                }
+                let window = try window(range, days: days, numbers: numbers, stated: stated)
                 if let previous = windows.last, window.emit.lowerBound <= previous.window.emit.upperBound {
                     range = previous.range.lowerBound...max(range.upperBound, previous.range.upperBound)
                     windows.removeLast()
@@ -92,17 +90,15 @@ struct HistoryWindows {
         return ranges
     }
 
-    /// The derivation of the days in `range` and as many around them as exactness takes; nil
-    /// when a day it resumes after has no anchor recorded.
-    private func window(_ range: ClosedRange<Int>, days: [String], numbers: [Int], stated: HistoryStated) throws -> Window? {
+    /// The derivation of the days in `range` and as many around them as exactness takes.
+    private func window(_ range: ClosedRange<Int>, days: [String], numbers: [Int], stated: HistoryStated) throws -> Window {
         let first = numbers.firstIndex { $0 >= range.lowerBound } ?? numbers.count
         let lastAffected = numbers.lastIndex { $0 <= range.upperBound } ?? -1
         var k = first - 1       // the first day given: the day before the first changed one, or earlier
         while true {
             var plan = HistoryPlaces.Plan(stated: stated, rejoin: .init(after: lastAffected, from: Double(range.upperBound + 1) * 86_400, old: anchor))
             if k > 0 {
-                guard let before = try anchor(HistoryRecords.group(day: days[k - 1])) else { return nil }
-                plan.from = before ?? HistoryTime.start(ofDay: days[k])
+                plan.from = try anchor(HistoryRecords.group(day: days[k - 1])) ?? HistoryTime.start(ofDay: days[k])
                 // A stated visit across the anchor would merge a visit before it with one after.
                 guard stated.isClear(at: plan.from) else { k -= max(1, first - k); continue }
                 plan.start = days[..<k].lastIndex(of: HistoryTime.day(plan.from)) ?? k
@@ -122,8 +118,8 @@ struct HistoryWindows {
         }
     }
 
-    /// The anchor the last derivation recorded after a day: nil when none was recorded.
-    private func anchor(_ group: String) throws -> Double?? { HistoryDayState(try records.settled(in: group)).anchor }
+    /// The anchor the last derivation recorded after a day: nil when no fix came before its end.
+    private func anchor(_ group: String) throws -> Double? { HistoryDayState(try records.settled(in: group)).anchor }
 
     /// Points per device over every day: as read where a window read the day, else as recorded.
     private func countDevices(_ result: inout Result) throws {
