@@ -137,7 +137,13 @@ struct HistoryBatch {
 enum HistoryRecords {
     enum Kind: UInt8 {
         case points = 0x70, devicePoints = 0x74, visit = 0x76, activity = 0x61, regionEvent = 0x65, region = 0x77   // p, t, v, a, e, w
+
+        /// Stated visits, activities and region records: few, and read from every day whatever
+        /// days are derived again (a stated visit or a region's enter and leave can lie days
+        /// apart), so they sit on a shelf of their own, read without the points.
+        var shelf: UInt8 { self == .points || self == .devicePoints ? 0 : HistoryRecords.statedShelf }
     }
+    static let statedShelf: UInt8 = 1
     static let daysGroup = "days"
     static let devicesGroup = "devices"
 
@@ -155,14 +161,15 @@ enum HistoryRecords {
 
     static func record(day: String, kind: Kind, time: Double, value: [UInt8]) -> StateRecord {
         let key = [kind.rawValue] + StateRecord.orderedKey(time) + Array(Digest.sha256Hex(value, length: 16).utf8)
-        return StateRecord(group: group(day: day), key: key, value: value)
+        return StateRecord(group: group(day: day), shelf: kind.shelf, key: key, value: value)
     }
 
     /// One day's points (untagged, and each device's apart), stated visits, activities, region
     /// events and waypoints.
     static func decode(_ records: [StateRecord]) -> Day {
         var day = Day()
-        for record in records {
+        var seen = Set<[UInt8]>()     // a store from before the stated shelf may hold a record on both
+        for record in records.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) where seen.insert(record.key).inserted {
             switch record.key.first.flatMap(Kind.init) {
             case .points: day.points += Fix.unpack(record.value)
             case .devicePoints where record.value.count >= 8:

@@ -8,10 +8,14 @@ struct HistoryDays {
     let records: AdapterRecords
     let names: [String]
     let picker: DevicePicker
-    /// Points read per device, over every day given out (what the first import warns of).
-    private(set) var deviceCounts: [Int64: Int] = [:]
+    /// Points stored per device, by day group, over every day read (what the first import warns of).
+    private(set) var deviceCounts: [String: [Int64: Int]] = [:]
+    /// Stated records a store from before the stated shelf keeps among the points, moved to it.
+    private(set) var unshelved: [StateRecord] = []
     private var loaded: [Int: Loaded] = [:]
-    private var index = 0
+    private(set) var index: Int
+    /// Points before this are not given out: a derivation that resumes there starts at its anchor.
+    let from: Double
 
     struct Loaded {
         var changes: Int64
@@ -30,8 +34,8 @@ struct HistoryDays {
         var regions: [Region]
     }
 
-    init(_ records: AdapterRecords, days: [String], picker: DevicePicker) {
-        self.records = records; names = days; self.picker = picker
+    init(_ records: AdapterRecords, days: [String], picker: DevicePicker, start: Int = 0, from: Double = -.infinity) {
+        self.records = records; names = days; self.picker = picker; index = start; self.from = from
     }
 
     mutating func next() throws -> Out? {
@@ -59,15 +63,20 @@ struct HistoryDays {
         }
         let group = HistoryRecords.group(day: names[index])
         index += 1
-        return Out(group: group, changes: current.changes, points: HistoryRecords.deduplicated(current.day.points + chosen),
+        var points = HistoryRecords.deduplicated(current.day.points + chosen)
+        if let first = points.first, first.time < from { points.removeFirst(points.firstIndex { $0.time >= from } ?? points.count) }
+        return Out(group: group, changes: current.changes, points: points,
                    visits: current.day.visits, activities: current.day.activities,
                    regionEvents: current.day.regionEvents, regions: current.day.regions)
     }
 
     private mutating func load(_ i: Int) throws -> Loaded {
-        let group = try records.group(HistoryRecords.group(day: names[i]))
+        let name = HistoryRecords.group(day: names[i])
+        let group = try records.group(name)
         let loaded = Loaded(changes: group.changes, day: HistoryRecords.decode(group.records))
-        for (device, fixes) in loaded.day.devices { deviceCounts[device, default: 0] += fixes.count }
+        deviceCounts[name] = loaded.day.devices.mapValues(\.count)
+        unshelved += group.records.filter { $0.shelf == 0 && ($0.key.first.flatMap(HistoryRecords.Kind.init)?.shelf ?? 0) != 0 }
+            .map { StateRecord(group: $0.group, shelf: HistoryRecords.statedShelf, key: $0.key, value: $0.value) }
         return loaded
     }
 }

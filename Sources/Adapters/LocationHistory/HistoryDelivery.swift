@@ -32,37 +32,50 @@ struct HistoryDelivery<Sink: ItemSink> {
         indexChanges = index.changes
     }
 
-    /// Sends `visits` and `trips` (each in time order) against what went out for each day:
-    /// every day that has records (`changes`: each day group's change counter as read) or items.
-    mutating func send(visits: [Visit], trips: [Trip], changes: [String: Int64]) async throws {
-        func day(_ time: Double) -> String { HistoryRecords.group(day: HistoryTime.day(time)) }
-        let visitDays = visits.map { day($0.arrival) }, tripDays = trips.map { day($0.start.time) }
-        var v = 0, t = 0
-        for group in Set(changes.keys).union(visitDays).union(tripDays).sorted() {
+    /// Sends a window's visits and trips of the days it gives against what went out for each
+    /// of those days that has records or items (or had: a trip may start on a day without records).
+    mutating func send(_ window: HistoryWindows.Window, days: [String]) async throws {
+        func day(_ time: Double) -> Int { Int((time / 86_400).rounded(.down)) }
+        let derived = window.derived
+        // Both are in time order: the days given are one run of each (a slice, not a copy of years).
+        let visits = HistoryDelivery.run(derived.visits, within: window.emit) { day($0.arrival) }
+        let trips = HistoryDelivery.run(derived.trips, within: window.emit) { day($0.start.time) }
+        let stored = days.map { HistoryTime.number(ofDay: $0) }.filter(window.emit.contains)
+        let ends = stored + [visits.first?.arrival, visits.last?.arrival, trips.first?.start.time, trips.last?.start.time].compactMap { $0.map(day) }
+        guard let first = ends.min(), let last = ends.max() else { return }
+        var v = visits.startIndex, t = trips.startIndex
+        for number in first...last {
+            let group = HistoryRecords.group(day: HistoryTime.day(number: number))
             var items: [Item] = []
-            while v < visits.count, visitDays[v] == group { items.append(PlaceItems.item(visits[v])); v += 1 }
-            while t < trips.count, tripDays[t] == group { items.append(PlaceItems.item(trips[t])); t += 1 }
-            try await send(items, day: group, changes: changes[group] ?? 0)
-        }
-        if let earlier {
-            for key in earlier.versions.keys.sorted() where !derived.contains(key) { try await queue(tombstone(key)) }
+            while v < visits.endIndex, day(visits[v].arrival) == number { items.append(PlaceItems.item(visits[v])); v += 1 }
+            while t < trips.endIndex, day(trips[t].start.time) == number { items.append(PlaceItems.item(trips[t])); t += 1 }
+            var state = HistoryDayState()
+            state.anchor = derived.anchors[group] ?? nil
+            state.devices = derived.devices[group] ?? [:]
+            try await send(items, day: group, state: state, changes: derived.changes[group] ?? 0)
         }
     }
 
+    private static func run<T>(_ items: [T], within days: ClosedRange<Int>, day: (T) -> Int) -> ArraySlice<T> {
+        let start = items.firstIndex { day($0) >= days.lowerBound } ?? items.count
+        let end = items[start...].firstIndex { day($0) > days.upperBound } ?? items.count
+        return items[start..<end]
+    }
+
     /// One day: its changed items, tombstones for its keys no longer derived, its new state.
-    private mutating func send(_ items: [Item], day group: String, changes: Int64) async throws {
+    private mutating func send(_ items: [Item], day group: String, state: HistoryDayState, changes: Int64) async throws {
         let stored = try records.settled(in: group)
-        let sent = SentItems(stored)
-        var now = SentItems()
+        let sent = HistoryDayState(stored).sent
+        var now = state
         for item in items {
             let version = item.version ?? ""
-            now.versions[item.key] = version
+            now.sent.versions[item.key] = version
             if earlier != nil { derived.insert(item.key) }
             if sent.versions[item.key] != version, earlier?.versions[item.key] != version { try await queue(item) }
         }
-        for key in sent.versions.keys.sorted() where now.versions[key] == nil { try await queue(tombstone(key)) }
-        let state = now.encoded
-        if changes > 0 || state != stored ?? [] { settling.settled[group] = SettledGroup(state: state, changes: changes) }
+        for key in sent.versions.keys.sorted() where now.sent.versions[key] == nil { try await queue(tombstone(key)) }
+        let encoded = now.encoded
+        if changes > 0 || encoded != stored ?? [] { settling.settled[group] = SettledGroup(state: encoded, changes: changes) }
     }
 
     private func tombstone(_ key: String) -> Item {
@@ -85,8 +98,15 @@ struct HistoryDelivery<Sink: ItemSink> {
     /// Settles another group (what the user was told of) with the last commit.
     mutating func settle(_ group: (name: String, state: SettledGroup)) { settling.settled[group.name] = group.state }
 
-    /// Commits what is left, with every remaining day state, and waits for it.
+    /// Stores records with the last commit.
+    mutating func store(_ records: [StateRecord]) { settling.records += records }
+
+    /// Commits what is left, with every remaining day state, and waits for it; tombstones for
+    /// the keys of the earlier layout's table no derived day gave.
     mutating func finish() async throws {
+        if let earlier {
+            for key in earlier.versions.keys.sorted() where !derived.contains(key) { try await queue(tombstone(key)) }
+        }
         settling.settled[HistoryRecords.daysGroup] = SettledGroup(state: [], changes: indexChanges)
         try await commit()
         try await committer.finish()

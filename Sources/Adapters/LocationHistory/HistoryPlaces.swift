@@ -1,9 +1,11 @@
 import FoundationEssentials
 import IngestCore
 
-/// Visits and trips derived again from every stored point, stated visit and activity, in time
-/// order, day by day, whenever a scan stored something new. Deriving from the whole store, not
-/// file by file, is what makes the result independent of file order, names and places.
+/// Visits and trips derived from the stored points, stated visits and activities, in time
+/// order, day by day. Deriving from the store, not file by file, is what makes the result
+/// independent of file order, names and places. A derivation reads every day
+/// (the default ``Plan``) or resumes at a day where the last one left the detector and reads on until
+/// it meets the last one again (``HistoryWindows``); either gives the same items.
 ///
 /// Pass 1 runs the points through the shared filter and stay-point detector and merges its
 /// visits with the stated ones; pass 2 reads the points again to count each visit's fixes and
@@ -20,9 +22,37 @@ struct HistoryPlaces {
         var trips: [Trip] = []
         /// The `changes` count of each day group read, to settle it with.
         var changes: [String: Int64] = [:]
+        /// Where the detector stood after each day group read (``VisitDetector/anchorTime``).
+        var anchors: [String: Double?] = [:]
         var rejected = 0
-        /// Points stored per tagged device.
-        var devices: [Int64: Int] = [:]
+        /// Points stored per tagged device, by day group read.
+        var devices: [String: [Int64: Int]] = [:]
+        /// The stated visits OwnTracks region events made (a whole derivation's).
+        var regionStays: [StatedVisit] = []
+        /// Stated records of an older store to put on their shelf (``HistoryDays/unshelved``).
+        var unshelved: [StateRecord] = []
+        /// The index of the day after which the detector stood where the last derivation had it,
+        /// over unchanged points: items from the next day on are as they were.
+        var rejoined: Int?
+    }
+
+    /// Which days a derivation reads, from where.
+    struct Plan {
+        /// The index of the first day read, and the anchor the detector resumes at (no point
+        /// before it is read): the one the last derivation recorded for the day before.
+        var start = 0
+        var from = -Double.infinity
+        /// Every stated visit and activity of the store; nil: read with the days (all of them).
+        var stated: HistoryStated?
+        var rejoin: Rejoin?
+    }
+
+    /// Where a derivation may stop: after day `after`, at a day whose recorded anchor (`old`)
+    /// it meets at or after `from`, from which on the points are as the last derivation read them.
+    struct Rejoin {
+        var after: Int
+        var from: Double
+        var old: (String) throws -> Double?
     }
 
     /// The days with records, in order.
@@ -30,46 +60,39 @@ struct HistoryPlaces {
         try records.records(in: HistoryRecords.daysGroup).map { String(decoding: $0.key, as: UTF8.self) }.sorted()
     }
 
-    func derive(_ records: AdapterRecords, now: Double) throws -> Derived {
-        let days = try HistoryPlaces.days(records)
+    func derive(_ records: AdapterRecords, days: [String], plan: Plan = Plan(), now: Double) throws -> Derived {
         var derived = Derived()
-        var detector = VisitDetector(settings: settings.detector)
-        var filter = filter()
-        // The last state of each visit, in arrival order: one visit is open at a time, so a
-        // visit's close follows its open with no other visit between.
-        var detected: [Visit] = []
-        func take(_ events: [VisitDetector.Event]) {
-            for event in events {
-                switch event {
-                case .opened(let v), .closed(let v):
-                    if detected.last?.key == v.key { detected[detected.count - 1] = v } else { detected.append(v) }
-                case .trip: break             // trips are built in pass 2, between the merged visits
-                }
-            }
-        }
-        var stated: [StatedVisit] = [], activities: [StatedActivity] = []
-        var regionEvents: [RegionEvent] = [], regions: [Region] = []
-        var stream = HistoryDays(records, days: days, picker: devices)
+        var pass = HistoryDetection(places: self, stated: plan.stated ?? HistoryStated(), from: plan.from)
+        var stream = HistoryDays(records, days: days, picker: devices, start: plan.start, from: plan.from)
         while var day = try stream.next() {
             derived.changes[day.group] = day.changes
-            stated += day.visits; activities += day.activities
-            RegionStays.locate(&day.regionEvents, from: day.points, within: settings.detector.maxGap)
-            regionEvents += day.regionEvents; regions += day.regions
-            for fix in day.points {
-                if filter.check(fix, now: now) != nil { derived.rejected += 1; continue }
-                take(detector.add(fix))
+            if plan.stated == nil {
+                RegionStays.locate(&day.regionEvents, from: day.points, within: settings.detector.maxGap)
+                pass.stated.add(day)
             }
+            derived.rejected += pass.add(day.points, now: now)
+            let anchor = pass.detector.anchorTime
+            derived.anchors[day.group] = anchor
+            if let rejoin = plan.rejoin, derived.rejoined == nil, stream.index > rejoin.after, stream.index < days.count,
+               let anchor, anchor >= rejoin.from, try rejoin.old(day.group) == anchor, pass.stated.isClear(at: anchor) {
+                derived.rejoined = stream.index - 1
+            }
+            if let r = derived.rejoined, pass.settles(before: HistoryTime.start(ofDay: days[r + 1])) { break }
         }
+        let end = stream.index
+        if end == days.count { pass.closeIfStale(now: now) }
         derived.devices = stream.deviceCounts
-        take(detector.closeIfStale(now: now))
-        stated += RegionStays.visits(regionEvents, regions: regions)
-        let visits = merge(detected, stated: stated)
-        detected = []; stated = []        // let go before pass 2 builds every visit and trip
-        (derived.visits, derived.trips) = try measure(visits, days: days, records, activities: activities, now: now)
+        derived.unshelved = stream.unshelved
+        if plan.stated == nil { derived.regionStays = pass.stated.addRegionStays() }
+        let visits = pass.merged(complete: end == days.count)
+        let activities = pass.stated.activities
+        pass = HistoryDetection(places: self, stated: HistoryStated(), from: plan.from)      // let go before pass 2
+        (derived.visits, derived.trips) = try measure(visits, days: days, records, plan: plan, end: end,
+                                                      activities: activities, now: now)
         return derived
     }
 
-    private func filter() -> FixFilter {
+    func filter() -> FixFilter {
         FixFilter(maxError: settings.maxError, maxSpeed: settings.maxSpeed, earliest: FixFilter.earliestHistory)
     }
 
@@ -121,8 +144,8 @@ struct HistoryPlaces {
     /// Pass 2: each visit's distinct fixes and their spread (the distance from its position
     /// within which 68 % lie), and the trip from each visit's departure to the next one's
     /// arrival over the points between, its mode the overlapping stated activity's where one is.
-    func measure(_ members: [Member], days: [String], _ records: AdapterRecords, activities: [StatedActivity],
-                 now: Double) throws -> ([Visit], [Trip]) {
+    func measure(_ members: [Member], days: [String], _ records: AdapterRecords, plan: Plan, end: Int,
+                 activities: [StatedActivity], now: Double) throws -> ([Visit], [Trip]) {
         func fix(_ m: Member, at time: Double) -> Fix { Fix(time: time, latitude: m.latitude, longitude: m.longitude) }
         var visits: [Visit] = [], trips: [Trip] = []
         visits.reserveCapacity(members.count)
@@ -150,8 +173,8 @@ struct HistoryPlaces {
         }
         var filter = filter()
         var v = 0      // the first visit not over before the point
-        var stream = HistoryDays(records, days: days, picker: devices)
-        while v < members.count, let day = try stream.next() {
+        var stream = HistoryDays(records, days: days, picker: devices, start: plan.start, from: plan.from)
+        while v < members.count, stream.index < end, let day = try stream.next() {
             for point in day.points where filter.check(point, now: now) == nil {
                 while v < members.count, point.time > members[v].end { settle(v); v += 1 }
                 guard v < members.count else { break }

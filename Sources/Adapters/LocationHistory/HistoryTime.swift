@@ -61,8 +61,20 @@ enum HistoryTime {
     }
 
     /// `YYYY-MM-DD` of a UTC instant: the day group its points are kept in.
-    static func day(_ time: Double) -> String {
-        let d = CivilCalendar.date(days: Int((time / 86_400).rounded(.down)))
+    static func day(_ time: Double) -> String { day(number: Int((time / 86_400).rounded(.down))) }
+
+    /// `YYYY-MM-DD` of the day `number` days after 1970-01-01.
+    static func day(number: Int) -> String {
+        let d = CivilCalendar.date(days: number)
         return CivilCalendar.dateText(year: d.year, month: d.month, day: d.day)
     }
+
+    /// Days since 1970-01-01 of a `YYYY-MM-DD` (0 for another text).
+    static func number(ofDay day: some StringProtocol) -> Int {
+        let f = day.split(separator: "-").compactMap { Int($0) }
+        return f.count == 3 ? CivilCalendar.days(year: f[0], month: f[1], day: f[2]) : 0
+    }
+
+    /// The first instant of a `YYYY-MM-DD`, UTC.
+    static func start(ofDay day: some StringProtocol) -> Double { Double(number(ofDay: day)) * 86_400 }
 }

@@ -8,9 +8,9 @@ import IngestCore
 /// TCX, FIT; gzipped, and in zips within zips).
 ///
 /// Every point and stated visit read is kept in the state store, by UTC day, keyed by its
-/// content; an unchanged file is not opened again. When a scan stored anything new, visits and
-/// trips are derived again from the whole store through the shared filter and stay-point
-/// detector (``HistoryPlaces``), and an item goes out only when its version changed. Raw points
+/// content; an unchanged file is not opened again. When a scan stored anything new, the visits
+/// and trips of the days it touched are derived again through the shared filter and stay-point
+/// detector (``HistoryPlaces``, ``HistoryWindows``), and an item goes out only when its version changed. Raw points
 /// never leave the machine: only visits and trips are sent.
 public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
     public static let type = "location-history"
@@ -159,19 +159,30 @@ public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
 
     // MARK: - Deriving
 
-    /// When anything new was stored: every visit and trip again; those whose version changed
-    /// are queued, and a tombstone for a key no longer derived (``HistoryDelivery``).
+    /// When anything new was stored (or the settings that shape visits changed): the visits and
+    /// trips of the days it touched, derived again (``HistoryWindows``); those whose version
+    /// changed are queued, and a tombstone for a key no longer derived (``HistoryDelivery``).
     private func derive(into sink: some ItemSink) async throws {
-        guard !(try sink.records.changedGroups()).isEmpty else { return }
-        let derived = try places.derive(sink.records, now: Date().timeIntervalSince1970)
-        if derived.rejected > 0 { await sink.warn("dropped \(derived.rejected) points (over MaxError, implausible time, or faster than MaxSpeed)") }
+        let records = sink.records
+        let last = HistoryDerivationState(try records.settled(in: HistoryDerivationState.group))
+        let resettled = last.map { $0.settings != HistoryDerivationState.settings(places) } ?? false
+        let changed = try records.changedGroups()
+        guard resettled || !changed.isEmpty else { return }
+        let result = try HistoryWindows(places: places, records: records, now: Date().timeIntervalSince1970).derive()
+        let rejected = result.windows.reduce(0) { $0 + $1.derived.rejected }
+        if rejected > 0 { await sink.warn("dropped \(rejected) points (over MaxError, implausible time, or faster than MaxSpeed)") }
         var delivery = try HistoryDelivery(sink)
-        try await delivery.send(visits: derived.visits, trips: derived.trips, changes: derived.changes)
-        let (warnings, told) = try deviceWarnings(derived.devices, sink.records)
+        for window in result.windows {
+            try await delivery.send(window, days: result.days)
+            delivery.store(window.derived.unshelved)
+        }
+        let (warnings, told) = try deviceWarnings(result.devices, records)
         for warning in warnings { await sink.warn(warning) }
         if let told { delivery.settle(told) }
+        if result.state != last { delivery.settle((HistoryDerivationState.group, SettledGroup(state: result.state.encoded, changes: 0))) }
         try await delivery.finish()
-        Log.info("location-history: \(derived.visits.count) visits, \(derived.trips.count) trips; \(delivery.count) items queued")
+        let (visits, trips) = result.windows.reduce((0, 0)) { ($0.0 + $1.derived.visits.count, $0.1 + $1.derived.trips.count) }
+        Log.info("location-history: \(result.windows.count) windows, \(visits) visits, \(trips) trips derived; \(delivery.count) items queued")
     }
 
     /// What to tell of the devices of tagged exports: on every derivation, a `DeviceTag=` that

@@ -80,6 +80,11 @@ struct VisitDetector {
 
     var isVisitOpen: Bool { open != nil }
 
+    /// The time of the anchor, the first fix not settled (nil before any fix). Every event from
+    /// here on follows from this fix and the ones after it alone: a new detector fed them from
+    /// it gives the same visits (only its trip, which starts at a departure before, is missing).
+    var anchorTime: Double? { pending.indices.contains(head) ? pending[head].time : nil }
+
     init(settings: Settings, resumingTripFrom start: Fix? = nil) {
         self.settings = settings
         if let start { trip = TripBuilder(start: start) }
