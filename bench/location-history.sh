@@ -51,7 +51,7 @@ a=$(awk '/^agent:/{print $2}' "$OUT/location-history.txt"); am=$(awk '/^agent:/{
 p=$(awk '/^python:/{print $2}' "$OUT/location-history.txt"); pm=$(awk '/^python:/{print $(NF-1)}' "$OUT/location-history.txt")
 verdict=$(awk -v a="$a" -v m="$am" 'BEGIN { print (a < 60 && m <= 64) ? "ok" : "MISSED" }')
 bench_row "location-history: ${LH_POINTS:-2500000}-point Records.json, whole run" "$a s, $am MB" "json.load: $p s, $pm MB" "< 60 s, <= 64 MB" "$verdict"
-mo=$(awk '/^month:/{print $2}' "$OUT/location-history.txt"); mm=$(awk '/^month:/{print $(NF-5)}' "$OUT/location-history.txt")
-share=$(awk '/^month:/{print $(NF-3)}' "$OUT/location-history.txt")
+mo=$(awk '/^month:/{print $2}' "$OUT/location-history.txt"); mm=$(awk '/^month:/{print $6}' "$OUT/location-history.txt")
+share=$(awk '/^month:/{print $9}' "$OUT/location-history.txt")
 verdict=$(awk -v s="$share" 'BEGIN { print (s <= 0.1) ? "ok" : "MISSED" }')
 bench_row "location-history: the next month added to that store, whole run" "$mo s, $mm MB ($share of the first import)" "first import: $a s" "<= 0.1 of the first import" "$verdict"
