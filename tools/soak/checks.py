@@ -102,7 +102,8 @@ def visits(records, stays, fed_until, suspended, failures):
 
 
 class Sampler:
-    """Samples /proc/PID/status (VmRSS, VmHWM, Threads) and /proc/PID/fd every `every` seconds."""
+    """Samples /proc/PID/status (VmRSS, VmHWM, Threads), /proc/PID/fd and the threads' names
+    (/proc/PID/task/*/comm) every `every` seconds."""
 
     def __init__(self, pid, every):
         self.pid, self.every, self.samples, self.done = pid, every, [], threading.Event()
@@ -115,14 +116,23 @@ class Sampler:
                 with open(f"/proc/{self.pid}/status") as f:
                     fields = dict(line.split(":", 1) for line in f if ":" in line)
                 fds = len(os.listdir(f"/proc/{self.pid}/fd"))
+                names = sorted(thread_name(self.pid, task) for task in os.listdir(f"/proc/{self.pid}/task"))
             except OSError:
                 continue
-            self.samples.append({"t": time.monotonic(), "rss": int(fields["VmRSS"].split()[0]),
-                                 "hwm": int(fields["VmHWM"].split()[0]), "threads": int(fields["Threads"]), "fds": fds})
+            self.samples.append({"t": time.monotonic(), "rss": int(fields["VmRSS"].split()[0]), "hwm": int(fields["VmHWM"].split()[0]),
+                                 "threads": int(fields["Threads"]), "fds": fds, "names": names})
 
     def stop(self):
         self.done.set()
         self.thread.join()
+
+
+def thread_name(pid, task):
+    try:
+        with open(f"/proc/{pid}/task/{task}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return "(gone)"
 
 
 def slope(points):
@@ -147,11 +157,24 @@ def resources(samples, start, end, failures):
             continue
         peak_first, peak_last = max(first), max(last)
         per_min = slope([((s["t"] - start) / 60, s[name]) for s in samples])
-        report[name] = (peak_first, peak_last, per_min)
+        report[name] = (peak_first, peak_last, per_min, f"{last.count(peak_last)} of {len(last)} samples")
         if peak_last > peak_first * 1.05:
-            failures.append(f"resources: peak {name} in the last third {peak_last} is over 5 % above the first third's {peak_first}")
+            failures.append(f"resources: peak {name} in the last third {peak_last} is over 5 % above the first third's {peak_first}"
+                            + (extra_threads(samples, start + third, end - third, peak_last) if name == "threads" else ""))
     report["hwm"] = samples[-1]["hwm"] if samples else 0
     return report
+
+
+def extra_threads(samples, first_end, last_start, peak):
+    """The names of the threads at the last third's peak that no sample of the first third had as many of."""
+    seen = {}
+    for s in samples:
+        if s["t"] < first_end:
+            for n in set(s["names"]):
+                seen[n] = max(seen.get(n, 0), s["names"].count(n))
+    at_peak = next(s["names"] for s in samples if s["t"] >= last_start and s["threads"] == peak)
+    extra = sorted({n for n in at_peak if at_peak.count(n) > seen.get(n, 0)})
+    return f" (threads then: {', '.join(at_peak)}; more than in the first third: {', '.join(extra) or 'none by name'})"
 
 
 def watchdog(messages, usec, stops, until, failures):

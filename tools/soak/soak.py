@@ -273,9 +273,9 @@ class Soak:
                  f"  settle: outbox empty {self.settle_s:.1f} s after the run, watch exit {self.watch_rc}"]
         for name, unit in (("rss", "KiB"), ("fds", "fds"), ("threads", "threads")):
             if name in r:
-                first, last, per_min = r[name]
-                lines.append(f"  {name}: peak {first} {unit} in the first third, {last} in the last ({(last / first - 1) * 100:+.1f} %), "
-                             f"slope {per_min:+.2f} {unit}/min")
+                first, last, per_min, at_peak = r[name]
+                lines.append(f"  {name}: peak {first} {unit} in the first third, {last} in the last ({(last / first - 1) * 100:+.1f} %, "
+                             f"{at_peak} of the last third at it), slope {per_min:+.2f} {unit}/min")
         lines.append(f"  VmHWM at the end: {r.get('hwm', 0)} KiB; {len(self.sampler.samples)} samples")
         lines.append("PASS" if not self.failures else "FAIL:\n" + "\n".join("  - " + f for f in self.failures))
         return "\n".join(lines)
