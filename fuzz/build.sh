@@ -64,22 +64,28 @@ if stale "$resources" Package.swift Sources/Adapters "$0"; then
     } >"$resources"
 fi
 
-# One optimised whole-module compile per project module, into one object and its .swiftmodule.
-# Usage: build_module NAME DEPENDENCY EXTRA_SOURCE...; the module is rebuilt when DEPENDENCY
-# (the object of the module it imports) is newer.
+# One optimised whole-module compile per project module, into its .swiftmodule and one object
+# per source file: -num-threads lets LLVM's code generation use every core, where one object
+# per module would leave all but one idle. Usage: build_module NAME DEPENDENCY EXTRA_SOURCE...;
+# the module is rebuilt when DEPENDENCY (the stamp of the module it imports) is newer.
 build_module() {
     local name=$1 dependency=$2; shift 2
     local sources
     mapfile -t sources < <(find "Sources/$name" -name '*.swift' | sort)
-    local object="$out/obj/$name.o"
-    if stale "$object" "Sources/$name" "$dependency" "$@" "$0"; then
+    sources+=("$@")
+    local stamp="$out/obj/$name.stamp" objects="$out/obj/$name"
+    if stale "$stamp" "Sources/$name" "$dependency" "$@" "$0"; then
         echo "fuzz build: $name (${#sources[@]} files)"
-        "$SWIFTC" "${swift_flags[@]}" -module-name "$name" -emit-module -emit-module-path "$out/modules/$name.swiftmodule" \
-            -c "${sources[@]}" "$@" -o "$object"
+        rm -rf "$objects" && mkdir -p "$objects"
+        python3 -c 'import json, sys; print(json.dumps({s: {"object": f"{sys.argv[1]}/{i}.o"} for i, s in enumerate(sys.argv[2:])}))' \
+            "$objects" "${sources[@]}" >"$objects.map"
+        "$SWIFTC" "${swift_flags[@]}" -num-threads "$(nproc)" -module-name "$name" -emit-module \
+            -emit-module-path "$out/modules/$name.swiftmodule" -output-file-map "$objects.map" -c "${sources[@]}"
+        touch "$stamp"
     fi
 }
 build_module IngestCore "$0"
-build_module Adapters "$out/obj/IngestCore.o" "$resources"
+build_module Adapters "$out/obj/IngestCore.stamp" "$resources"
 
 harnesses=(fuzz/Harnesses/*.swift)
 binary="$out/hearthloom-fuzz"
@@ -87,6 +93,6 @@ if stale "$binary" fuzz/Harnesses "$out/obj" "$0"; then
     echo "fuzz build: ${#harnesses[@]} harnesses"
     # lld, not gold: gold warns about every ASan register helper it cannot export.
     "$SWIFTC" "${swift_flags[@]}" -use-ld=lld -module-name FuzzHarnesses "${harnesses[@]}" \
-        "$out/obj/IngestCore.o" "$out/obj/Adapters.o" "${c_objects[@]}" -o "$binary"
+        "$out"/obj/IngestCore/*.o "$out"/obj/Adapters/*.o "${c_objects[@]}" -o "$binary"
 fi
 echo "fuzz build: $binary"
