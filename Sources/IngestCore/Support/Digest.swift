@@ -43,9 +43,9 @@ public enum Digest {
     }
 }
 
-/// SHA-256 over bytes given in parts: a file hashed while it is streamed. Owns its OpenSSL context.
+/// SHA-256 over bytes given in parts: a file hashed while it is streamed. Owns its libcrypto context.
 public final class StreamingDigest {
-    private let context: OpaquePointer
+    private let context: UnsafeMutablePointer<ccrypto_sha256_ctx>
 
     public init() {
         guard let context = ccrypto_sha256_new() else { preconditionFailure("SHA-256 is unavailable: install libssl3") }
