@@ -236,7 +236,7 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
     /// `records` shelf by shelf, each shelf's in the order read (a key read twice keeps its later
     /// value): kinds read interleaved go into the store's B-tree one kind's run after another.
     static func byShelf(_ records: [StateRecord]) -> [StateRecord] {
-        var shelves = [[StateRecord]](repeating: [], count: StateRecord.shelfCount)
+        var shelves = [[StateRecord]](repeating: [], count: HealthSampleCodec.shelfCount)
         for r in records { shelves[Int(r.shelf)].append(r) }
         return shelves.flatMap { $0 }
     }

@@ -19,17 +19,14 @@ public struct StateRecord: Sendable, Hashable {
     public var group: String
     /// Which run of records this one belongs to: the store keeps a shelf's records together, so
     /// an input that lists one kind after another in order is written after one another instead
-    /// of into every group's pages once per kind. 0 ..< `shelfCount`.
+    /// of into every group's pages once per kind. Which shelves there are is the adapter's.
     public var shelf: UInt8
     public var key: [UInt8]
     public var value: [UInt8]
 
     public init(group: String, shelf: UInt8 = 0, key: [UInt8], value: [UInt8]) {
-        precondition(Int(shelf) < StateRecord.shelfCount, "shelf \(shelf) is out of range")
         self.group = group; self.shelf = shelf; self.key = key; self.value = value
     }
-
-    public static let shelfCount = 32
 }
 
 /// A group's records, what the adapter settled it with last (its own encoding; nil when never,
