@@ -10,7 +10,7 @@ extension StateStore {
 
     /// Stores the records that are new or whose value changed, group by group, adds what each
     /// group gained to its changes, drops what the cutoffs name, and settles groups.
-    func applyRecords(_ changes: AnchorChanges, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
+    func applyRecords(_ changes: RecordChanges, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
         // Records of one group come together (an input read in order): each run is stored by
         // multi-row statements, and adds to its group's counter once.
         let records = try changes.merge.map { (merge) throws(SQLiteError) in try merged(changes.records, by: merge, space: space, c) } ?? changes.records
