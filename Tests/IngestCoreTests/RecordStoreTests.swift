@@ -14,10 +14,8 @@ struct RecordStoreTests {
 
     func commit(_ store: StateStore, _ records: [StateRecord], adapter: String = "health", space: String? = nil,
                 settled: [String: SettledGroup] = [:]) throws {
-        var changes = AnchorChanges()
-        changes.records = records
-        changes.settled = settled
-        try store.commit(adapter: adapter, source: "linux-health", items: [], anchor: changes, space: space ?? shared)
+        try store.commit(adapter: adapter, source: "linux-health", items: [], anchor: .none,
+                         records: RecordChanges(records: records, settled: settled), space: space ?? shared)
     }
 
     @Test func aRecordIsStoredOnceAndOnlyNewOrChangedOnesChangeAGroup() throws {
@@ -87,21 +85,17 @@ struct RecordStoreTests {
         let space = StateStore.space(instance: "gps")
         let records = AdapterRecords(store: store, space: space)
         func entry(_ t: Double, _ data: [UInt8]) -> StateRecord { StateRecord(group: "journal", key: StateRecord.orderedKey(t), value: data) }
-        var changes = AnchorChanges(updates: ["last": Data([1])])
-        changes.records = [entry(100, [1]), entry(160, [2])]
-        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: changes, space: space)
-        var grow = AnchorChanges()
-        grow.records = [entry(160, [2, 3])]
-        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: grow, space: space)
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: AnchorUpdate(updates: ["last": Data([1])]),
+                         records: RecordChanges(records: [entry(100, [1]), entry(160, [2])]), space: space)
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: .none, records: RecordChanges(records: [entry(160, [2, 3])]), space: space)
         #expect(try records.records(in: "journal").map(\.value) == [[1], [2, 3]])
         #expect(try records.records(in: "journal", from: StateRecord.orderedKey(150)).map(\.value) == [[2, 3]])
         #expect(try AdapterRecords(store: store, space: StateStore.space(instance: "other")).records(in: "journal").isEmpty)
         try store.resetAnchor(for: "gps")
         #expect(try store.anchor(for: "gps").isEmpty)
         #expect(try records.records(in: "journal").count == 2, "resync re-derives from the journal, so it must survive")
-        var prune = AnchorChanges()
-        prune.cutoffs = [RecordCutoff(group: "journal", below: StateRecord.orderedKey(150))]
-        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: prune, space: space)
+        let prune = RecordChanges(cutoffs: [RecordCutoff(group: "journal", below: StateRecord.orderedKey(150))])
+        try store.commit(adapter: "gps", source: "linux-gpsd", items: [], anchor: .none, records: prune, space: space)
         #expect(try records.records(in: "journal").map(\.value) == [[2, 3]])
     }
 
@@ -114,10 +108,8 @@ struct RecordStoreTests {
         // The value is a set of bytes: the union, sorted.
         let union: RecordMerge = { written, stored in Array(Set(written.value + stored)).sorted() }
         func commit(_ written: [StateRecord]) throws {
-            var changes = AnchorChanges()
-            changes.records = written
-            changes.merge = union
-            try store.commit(adapter: "health", source: "linux-health", items: [], anchor: changes, space: shared)
+            try store.commit(adapter: "health", source: "linux-health", items: [], anchor: .none,
+                             records: RecordChanges(records: written, merge: union), space: shared)
         }
         try commit([record("2024-06-01", 1, value: 3), record("2024-06-01", 1, value: 1), record("2024-06-02", 1, value: 5, shelf: 4)])
         #expect(try records.group("2024-06-01").records == [StateRecord(group: "2024-06-01", key: [1, 1], value: [1, 3])])
@@ -140,9 +132,10 @@ struct RecordStoreTests {
 
     @Test func recordsFromAnAdapterThatDeclaredNoneAreRefusedAndNothingIsCommitted() throws {
         let store = try StateStore(paths: temporaryPaths())
-        var changes = AnchorChanges(updates: ["file": Data([1])])
-        changes.records = [record("x", 1)]
-        #expect(throws: StoreError.self) { try store.commit(adapter: "photos", source: "linux-photos", items: [], anchor: changes) }
+        let records = RecordChanges(records: [record("x", 1)])
+        #expect(throws: StoreError.self) {
+            try store.commit(adapter: "photos", source: "linux-photos", items: [], anchor: AnchorUpdate(updates: ["file": Data([1])]), records: records)
+        }
         #expect(try store.anchor(for: "photos").isEmpty)
         #expect(throws: RecordScopeError.self) { try AdapterRecords(store: store, space: nil).changedGroups() }
     }
@@ -151,7 +144,7 @@ struct RecordStoreTests {
         let paths = temporaryPaths()
         let store = try StateStore(paths: paths)
         try commit(store, [record("2024-06-01", 1)])
-        try store.commit(adapter: "photos", source: "linux-photos", items: [], anchor: AnchorChanges(updates: ["a": Data([1])]))
+        try store.commit(adapter: "photos", source: "linux-photos", items: [], anchor: AnchorUpdate(updates: ["a": Data([1])]))
         store.db.close()
         // The database and the WAL that closing leaves (see SQLiteDatabase.walKeptAtClose).
         let contents = { try [paths.stateDatabase, paths.stateDatabase + "-wal"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } }
@@ -162,9 +155,8 @@ struct RecordStoreTests {
         let records = AdapterRecords(store: preview.store, space: shared)
         #expect(try records.group("2024-06-01").records == [record("2024-06-01", 1)])
         #expect(try preview.store.anchor(for: "photos").isEmpty, "only the scanned adapters' state is copied")
-        try preview.store.commit(adapter: "health", source: "linux-health", items: [], anchor: {
-            var c = AnchorChanges(updates: ["f": Data([2])]); c.records = [record("2024-06-02", 1)]; return c
-        }(), space: shared)
+        try preview.store.commit(adapter: "health", source: "linux-health", items: [], anchor: AnchorUpdate(updates: ["f": Data([2])]),
+                                 records: RecordChanges(records: [record("2024-06-02", 1)]), space: shared)
         #expect(try records.changedGroups() == ["2024-06-01", "2024-06-02"], "the preview reads back what it wrote")
 
         #expect(try contents() == before)

@@ -44,9 +44,9 @@ struct StateStoreTests {
     @Test func itemsAndAnchorCommitTogetherInOrder() throws {
         let store = try StateStore(paths: temporaryPaths())
         try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a"), photo("b")],
-                         anchor: AnchorChanges(updates: ["file:/x": Data([1])]))
+                         anchor: AnchorUpdate(updates: ["file:/x": Data([1])]))
         #expect(try store.anchor(for: "pics")["file:/x"] == Data([1]))
-        try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a", lat: 5)], anchor: AnchorChanges(removals: ["file:/x"]))
+        try store.commit(adapter: "pics", source: "linux-photos", items: [photo("a", lat: 5)], anchor: AnchorUpdate(removals: ["file:/x"]))
         #expect(try store.anchor(for: "pics").isEmpty)
         let lane = try #require(try store.lanes().first)
         let batch = try store.nextBatch(lane, after: 0, maxItems: 10, maxBytes: 1 << 20)

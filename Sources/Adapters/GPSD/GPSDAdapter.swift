@@ -63,11 +63,12 @@ public struct GPSDAdapter: LiveAdapter, RecordKeeping {
         }
     }
 
-    public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
+    public func scan(since anchor: Anchor, keeping sink: some RecordSink) async throws {
         try await PlaceTracker.settle(since: anchor, into: sink, settings: settings)
     }
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
+        let sink = try Self.recordSink(sink)
         let reader = GPSDReader(host: host, port: port, silence: silence)
         try await PlaceTracker.follow(reader.events, from: anchor, settings: settings, into: sink, stop: { reader.stop() })
     }

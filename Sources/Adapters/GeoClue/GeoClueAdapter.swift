@@ -35,7 +35,7 @@ public struct GeoClueAdapter: LiveAdapter, RecordKeeping {
         settings = try PlaceTracker.Settings(section: s)
     }
 
-    public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
+    public func scan(since anchor: Anchor, keeping sink: some RecordSink) async throws {
         try await PlaceTracker.settle(since: anchor, into: sink, settings: settings)
     }
 
@@ -46,6 +46,7 @@ public struct GeoClueAdapter: LiveAdapter, RecordKeeping {
     }
 
     public func follow(from anchor: Anchor, into sink: some ItemSink) async throws {
+        let sink = try Self.recordSink(sink)
         let reader = GeoClueReader(request: request)
         try await PlaceTracker.follow(reader.events, from: anchor, settings: settings, into: sink, stop: { reader.stop() })
     }

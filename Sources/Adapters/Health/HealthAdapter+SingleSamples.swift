@@ -8,22 +8,20 @@ extension HealthAdapter {
     /// time; none is fsynced, as a commit lost to a power cut leaves its days as they were. The
     /// packed days count as changed and are rolled up again: the same samples, decoded in the
     /// same order, give the same items, so none is sent again.
-    static func packSingleSamples(_ sink: some ItemSink) async throws {
+    static func packSingleSamples(_ sink: some RecordSink) async throws {
         var days = Set<String>()
         for shelf in HealthSampleCodec.singleSampleShelves { days.formUnion(try sink.records.groups(onShelf: shelf)) }
         guard !days.isEmpty else { return }
         var committer = ChunkCommitter(sink)
-        var changes = AnchorChanges()
+        var packing = RecordChanges(merge: HealthSamplePack.merge)
         for (i, day) in days.sorted().enumerated() {
             let samples = HealthSampleCodec.decode(group: try sink.records.group(day).records).samples
-            changes.records += HealthSamplePack.records(samples, group: day)
+            packing.records += HealthSamplePack.records(samples, group: day)
             // Keys below 2 are the single records (1); workouts (2) and packs (3) stay.
-            changes.cutoffs.append(RecordCutoff(group: day, below: [2]))
-            if changes.cutoffs.count == 32 || i == days.count - 1 {
-                changes.merge = HealthSamplePack.merge
-                changes.durable = false
-                try await committer.commit([], anchor: changes)
-                changes = AnchorChanges()
+            packing.cutoffs.append(RecordCutoff(group: day, below: [2]))
+            if packing.cutoffs.count == 32 || i == days.count - 1 {
+                try await committer.commit([], anchor: AnchorUpdate(durable: false), records: packing)
+                packing = RecordChanges(merge: HealthSamplePack.merge)
             }
         }
         try await committer.finish()

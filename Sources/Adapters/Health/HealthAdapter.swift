@@ -71,7 +71,7 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
     /// `doctor`: every `Path=` exists and may be read.
     public func doctorChecks() async -> [DoctorCheck] { DoctorCheck.paths(watchedPaths) }
 
-    public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
+    public func scan(since anchor: Anchor, keeping sink: some RecordSink) async throws {
         try await HealthAdapter.packSingleSamples(sink)
         let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: { !$0.hasPrefix(".") }, sink: sink)
         // Each file's record is a commit of its own, after its samples': it says they were read.
@@ -93,7 +93,7 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
 
     // MARK: - Reading one file
 
-    private func read(_ file: FolderWalker.Entry, old: FileRecord?, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws {
+    private func read(_ file: FolderWalker.Entry, old: FileRecord?, into ledger: inout FileLedger<some RecordSink>, sink: some ItemSink) async throws {
         let path = file.name
         let head: [UInt8]
         do { head = try FileSystem.readBytes(path, limit: 4096) } catch {
@@ -154,7 +154,7 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
     /// Runs the reader on a worker thread and packs and stores its chunks here as they come, on
     /// another core: a chunk is packed while the next is parsed and the one before is stored,
     /// and at most two wait in memory.
-    private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into ledger: inout FileLedger<some ItemSink>) async throws -> Outcome {
+    private func parse(_ input: HealthInput, with reader: any HealthReader.Type, into ledger: inout FileLedger<some RecordSink>) async throws -> Outcome {
         let stopped = Atomic<Bool>(false)
         let settings = self.settings
         let chunks = ParsedParts("health.parse") { (deliver: (HealthChunk) -> Void) -> Outcome in
@@ -210,7 +210,7 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
     }
 
     /// Stores what `spool` took, in its order; what went wrong with the spool, if anything.
-    private static func storeSorted(_ spool: HealthSampleSpool, into ledger: inout FileLedger<some ItemSink>) async throws -> FileReadError? {
+    private static func storeSorted(_ spool: HealthSampleSpool, into ledger: inout FileLedger<some RecordSink>) async throws -> FileReadError? {
         var sorted: HealthSampleSpool.SortedRecords?
         do throws(FileReadError) { sorted = try spool.sorted() } catch { return error }
         while sorted != nil {
@@ -225,18 +225,14 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
 
     /// Samples alone can be read again from the export: the anchor that says it was read comes
     /// in a later, durable commit, whose fsync takes them along.
-    private static func store(_ records: [StateRecord], into ledger: inout FileLedger<some ItemSink>) async throws {
-        var changes = AnchorChanges()
-        changes.records = records
-        changes.merge = HealthSamplePack.merge
-        changes.durable = false
-        try await ledger.commit([], anchor: changes)
+    private static func store(_ records: [StateRecord], into ledger: inout FileLedger<some RecordSink>) async throws {
+        try await ledger.commit(anchor: AnchorUpdate(durable: false), records: RecordChanges(records: records, merge: HealthSamplePack.merge))
     }
 
     /// `records` shelf by shelf, each shelf's in the order read (a key read twice keeps its later
     /// value): kinds read interleaved go into the store's B-tree one kind's run after another.
     static func byShelf(_ records: [StateRecord]) -> [StateRecord] {
-        var shelves = [[StateRecord]](repeating: [], count: StateRecord.shelfCount)
+        var shelves = [[StateRecord]](repeating: [], count: HealthSampleCodec.shelfCount)
         for r in records { shelves[Int(r.shelf)].append(r) }
         return shelves.flatMap { $0 }
     }
@@ -264,7 +260,7 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
     /// Rolls every dirty day up into items, queuing those whose version changed and a tombstone
     /// for a sleep or workout key the day no longer has. Days are read in batches and rolled up
     /// on every core while the previous batch is queued.
-    private func rollUp(into sink: some ItemSink) async throws {
+    private func rollUp(into sink: some RecordSink) async throws {
         let began = ContinuousClock.now
         var committer = ChunkCommitter(sink)
         let dirty = try sink.records.changedGroups()
@@ -304,14 +300,14 @@ public struct HealthAdapter: DeviceAdapter, RecordKeeping {
                 for await part in group { for (i, queued, settled) in part { all[i] = (queued, settled) } }
                 return all
             }
-            var changes = AnchorChanges()
+            var settling = RecordChanges()
             var queued: [Item] = []
             for (i, result) in rolled.enumerated() {
                 guard let (bucketItems, settled) = result else { continue }
                 queued += bucketItems
-                changes.settled[stored[i].0] = settled
+                settling.settled[stored[i].0] = settled
             }
-            try await committer.commit(queued, anchor: changes)
+            try await committer.commit(queued, anchor: .none, records: settling)
         }
         try await committer.finish()
         if !dirty.isEmpty { Log.info("health: \(dirty.count) days rolled up in \(HealthAdapter.text(HealthAdapter.seconds(since: began))) s") }

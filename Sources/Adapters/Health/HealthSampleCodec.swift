@@ -123,6 +123,11 @@ enum HealthSampleCodec {
         }
     }
 
+    /// Health's records sit on shelves 0 ..< `shelfCount`: workouts on 0, a kind's single records
+    /// of the layout before packs on its code, its packs on the code plus
+    /// ``HealthSamplePack/shelfOffset``.
+    static let shelfCount = 32
+
     /// The shelves of the single-sample records of the layout before packs: one per kind.
     static let singleSampleShelves: [UInt8] = plainKinds.map(kindCode) + HealthSample.SleepStage.allCases.map { kindCode(.sleep($0)) }
 

@@ -48,8 +48,9 @@ enum HealthSamplePack {
             packs[at].entries.append(entry)
         }
         return packs.map { pack in
-            StateRecord(group: group ?? HealthTime.dateText(pack.id.day), shelf: pack.id.kind + shelfOffset,
-                        key: key(daily: pack.id.daily, source: pack.id.source), value: encode(canonical(pack.entries)))
+            precondition(Int(pack.id.kind + shelfOffset) < HealthSampleCodec.shelfCount, "kind \(pack.id.kind) has no shelf")
+            return StateRecord(group: group ?? HealthTime.dateText(pack.id.day), shelf: pack.id.kind + shelfOffset,
+                               key: key(daily: pack.id.daily, source: pack.id.source), value: encode(canonical(pack.entries)))
         }
     }
 

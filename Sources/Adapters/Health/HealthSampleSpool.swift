@@ -15,7 +15,7 @@ import IngestCore
 /// they are first merged `fanIn` at a time into longer ones.
 final class HealthSampleSpool {
     /// Per shelf, the latest group this file has reached.
-    private var reached = [String?](repeating: nil, count: StateRecord.shelfCount)
+    private var reached = [String?](repeating: nil, count: HealthSampleCodec.shelfCount)
     private let runBytes: Int, fanIn: Int, folder: String
     private var spooling = false
     private var filling = PackedRun(capacity: 0)

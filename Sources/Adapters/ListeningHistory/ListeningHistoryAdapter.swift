@@ -136,9 +136,7 @@ public struct ListeningHistoryAdapter: DeviceAdapter {
     /// after its last plays) a crash reads the file again, and the node sees duplicates.
     private func queue(_ items: inout [Item], into ledger: inout FileLedger<some ItemSink>) async throws {
         guard !items.isEmpty else { return }
-        var changes = AnchorChanges()
-        changes.durable = false
-        try await ledger.commit(items, anchor: changes)
+        try await ledger.commit(items, anchor: AnchorUpdate(durable: false))
         items.removeAll(keepingCapacity: true)
     }
 }

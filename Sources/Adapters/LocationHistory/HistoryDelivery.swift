@@ -9,12 +9,12 @@ import IngestCore
 ///
 /// Stores from before this layout kept one table for every day in the `days` group: it is read
 /// once, counts as sent, and is emptied by the same run.
-struct HistoryDelivery<Sink: ItemSink> {
+struct HistoryDelivery<Sink: RecordSink> {
     let records: AdapterRecords
     private var committer: ChunkCommitter<Sink>
     private var queued: [Item] = []
     /// Day states waiting for the next commit: never committed before their items are.
-    private var settling = AnchorChanges()
+    private var settling = RecordChanges()
     private(set) var count = 0
     /// The one table of the earlier layout, while it is honoured; `derived` its keys seen so far.
     private var earlier: SentItems?
@@ -89,10 +89,10 @@ struct HistoryDelivery<Sink: ItemSink> {
     }
 
     private mutating func commit() async throws {
-        try await committer.commit(queued, anchor: settling)
+        try await committer.commit(queued, anchor: .none, records: settling)
         count += queued.count
         queued = []
-        settling = AnchorChanges()
+        settling = RecordChanges()
     }
 
     /// Settles another group (what the user was told of) with the last commit.

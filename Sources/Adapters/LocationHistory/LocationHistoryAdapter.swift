@@ -45,7 +45,7 @@ public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
 
     static let prefix = "f:"
 
-    public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {
+    public func scan(since anchor: Anchor, keeping sink: some RecordSink) async throws {
         let listing = await FileListing.list(roots: roots, excludes: excludes, accepts: { !$0.hasPrefix(".") }, sink: sink)
         var ledger = FileLedger(anchor: anchor, prefix: LocationHistoryAdapter.prefix, into: sink, itemsPerChunk: 1, entriesPerChunk: 1)
         var seen = Set<String>()
@@ -63,7 +63,7 @@ public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
 
     // MARK: - Reading
 
-    private func read(_ file: FolderWalker.Entry, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws {
+    private func read(_ file: FolderWalker.Entry, into ledger: inout FileLedger<some RecordSink>, sink: some ItemSink) async throws {
         let path = file.name
         do {
             let reader = BlockReader(try FileByteStream(path: path))
@@ -82,7 +82,7 @@ public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
 
     /// Reads a stream as what its content is: a zip's export entries, a gzip's content, or an
     /// export. Returns whether it was any of them, and what broke a zip off (already warned).
-    private func readContent(_ reader: BlockReader, name: String, depth: Int, into ledger: inout FileLedger<some ItemSink>,
+    private func readContent(_ reader: BlockReader, name: String, depth: Int, into ledger: inout FileLedger<some RecordSink>,
                              sink: some ItemSink) async throws -> (known: Bool, failure: FileReadError?) {
         var reader = reader
         let head = reader.head(64 * 1024)
@@ -102,7 +102,7 @@ public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
     /// named like one (`.json`, `.gpx`, `.rec`, `.geojson`, `.kml`, `.tcx`, `.fit`, `.gz`, and
     /// zips within; photos and mail are passed over unread), each known by its content. Returns
     /// what broke the archive off, warned.
-    private func readZip(_ stream: any ByteStream, name path: String, depth: Int, into ledger: inout FileLedger<some ItemSink>,
+    private func readZip(_ stream: any ByteStream, name path: String, depth: Int, into ledger: inout FileLedger<some RecordSink>,
                          sink: some ItemSink) async throws -> FileReadError? {
         func wanted(_ name: String) -> Bool {
             let lower = name.lowercased()
@@ -132,7 +132,7 @@ public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
     /// Reads one export to its end, storing each full batch as it comes; one warning line for
     /// what could not be read, and what came before a cut counts. Returns what broke the input off.
     @discardableResult
-    private func parse(_ parser: any HistoryParser, format: HistoryFormat, name: String, into ledger: inout FileLedger<some ItemSink>,
+    private func parse(_ parser: any HistoryParser, format: HistoryFormat, name: String, into ledger: inout FileLedger<some RecordSink>,
                        sink: some ItemSink) async throws -> FileReadError? {
         var parser = parser
         var batch = HistoryBatch()
@@ -140,12 +140,10 @@ public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
         var more = true
         while more {
             do throws(FileReadError) { more = try parser.read(into: &batch) } catch { failure = error; more = false }
-            var changes = AnchorChanges()
-            changes.records = batch.takeRecords()
+            let points = RecordChanges(records: batch.takeRecords())
             // Points alone can be read again from the export: the durable commit of the file's
             // ledger entry comes after them and takes them along.
-            changes.durable = false
-            if !changes.records.isEmpty { try await ledger.commit([], anchor: changes) }
+            if !points.isEmpty { try await ledger.commit(anchor: AnchorUpdate(durable: false), records: points) }
         }
         Log.info("\(name): \(batch.read) records read as \(format.rawValue)")
         var problems: [String] = []
@@ -162,7 +160,7 @@ public struct LocationHistoryAdapter: DeviceAdapter, RecordKeeping {
     /// When anything new was stored (or the settings that shape visits changed): the visits and
     /// trips of the days it touched, derived again (``HistoryWindows``); those whose version
     /// changed are queued, and a tombstone for a key no longer derived (``HistoryDelivery``).
-    private func derive(into sink: some ItemSink) async throws {
+    private func derive(into sink: some RecordSink) async throws {
         let records = sink.records
         let last = HistoryDerivationState(try records.settled(in: HistoryDerivationState.group))
         let resettled = last.map { $0.settings != HistoryDerivationState.settings(places) } ?? false

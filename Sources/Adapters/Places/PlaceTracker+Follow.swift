@@ -17,11 +17,11 @@ extension PlaceTracker {
     /// items it gives are committed with the fixes that made them. `stop` ends `events` when the
     /// task is cancelled; what is held is committed before returning.
     static func follow(_ events: AsyncStream<FixSourceEvent>, from anchor: Anchor, settings: Settings,
-                       into sink: some ItemSink, stop: @escaping @Sendable () -> Void) async throws {
+                       into sink: some RecordSink, stop: @escaping @Sendable () -> Void) async throws {
         var tracker: PlaceTracker, items: [Item]
         do {
             (tracker, items) = try await restore(from: anchor, sink: sink, settings: settings)
-            try await sink.commit(latestPerKey(items), anchor: tracker.takeChanges())
+            try await tracker.commit(latestPerKey(items), into: sink)
         } catch {
             stop()
             throw error
@@ -66,14 +66,13 @@ struct PendingFixes {
 
     /// Items go out with the fixes that made them at once; fixes alone once a second or when the
     /// source pauses, so a crash loses at most a second of them.
-    mutating func commitIfDue(_ tracker: inout PlaceTracker, into sink: some ItemSink, paused: Bool,
+    mutating func commitIfDue(_ tracker: inout PlaceTracker, into sink: some RecordSink, paused: Bool,
                               now: ContinuousClock.Instant) async {
         let due = now - lastCommit >= .seconds(1) || paused
         guard !items.isEmpty || (tracker.hasUncommittedFixes && due) else { return }
         if let retryAt, now < retryAt { return }
         do {
-            try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.pendingChanges())
-            tracker.markCommitted()
+            try await tracker.commit(PlaceTracker.latestPerKey(items), into: sink)
             items = []
             if retryAt != nil { Log.notice("fixes are stored again") }
             retryAt = nil
@@ -86,11 +85,10 @@ struct PendingFixes {
 
     /// The last commit, when following ends: tried a few times before the error is thrown, so a
     /// store that is busy for a moment still gets what is held.
-    mutating func commitAll(_ tracker: inout PlaceTracker, into sink: some ItemSink) async throws {
+    mutating func commitAll(_ tracker: inout PlaceTracker, into sink: some RecordSink) async throws {
         for attempt in 1...Self.finalAttempts {
             do {
-                try await sink.commit(PlaceTracker.latestPerKey(items), anchor: tracker.pendingChanges())
-                tracker.markCommitted()
+                try await tracker.commit(PlaceTracker.latestPerKey(items), into: sink)
                 items = []
                 return
             } catch where attempt < Self.finalAttempts {

@@ -63,16 +63,16 @@ struct PlaceTracker {
     }
 
     /// `restore` from the sink's own journal.
-    static func restore(from anchor: Anchor, sink: some ItemSink, settings: Settings) async throws -> (PlaceTracker, [Item]) {
+    static func restore(from anchor: Anchor, sink: some RecordSink, settings: Settings) async throws -> (PlaceTracker, [Item]) {
         try await restore(from: anchor, journal: { try JournalEntry.read(sink.records, since: $0) }, settings: settings)
     }
 
     /// A live adapter's timer `run`: replays what the journal holds past the last settled point,
     /// closes a visit that went stale by the wall clock, and commits what is due.
-    static func settle(since anchor: Anchor, into sink: some ItemSink, settings: Settings) async throws {
+    static func settle(since anchor: Anchor, into sink: some RecordSink, settings: Settings) async throws {
         var (tracker, items) = try await restore(from: anchor, sink: sink, settings: settings)
         items += tracker.closeIfStale(now: Date().timeIntervalSince1970)
-        try await sink.commit(latestPerKey(items), anchor: tracker.takeChanges())
+        try await tracker.commit(latestPerKey(items), into: sink)
     }
 
     private init(settings: Settings) {
@@ -110,29 +110,19 @@ struct PlaceTracker {
         return events.map(PlaceItems.item)
     }
 
-    /// What to commit with the items just returned: the state, the growing chunk, the pruning.
-    mutating func takeChanges() -> AnchorChanges {
-        defer { markCommitted() }
-        return pendingChanges()
-    }
-
-    /// What a commit must store now: the saved state, every journal chunk not yet stored, and the
-    /// pruning due. Nothing is forgotten until ``markCommitted()``, so a commit that fails can be
-    /// made again, with whatever came since, and no fix is lost.
-    func pendingChanges() -> AnchorChanges {
-        var changes = AnchorChanges()
+    /// Commits `items` with what the tracker holds uncommitted: the saved state, every journal
+    /// chunk not yet stored, and the pruning due. Nothing is forgotten until the commit is done,
+    /// so one that fails can be made again, with whatever came since, and no fix is lost.
+    mutating func commit(_ items: [Item], into sink: some RecordSink) async throws {
+        var anchor = AnchorUpdate(), records = RecordChanges()
         if let resume = detector.resumePoint {
-            changes.updates["state"] = SavedState(resume: resume.time, startsTrip: resume.startsTrip, processedUntil: processedUntil,
-                                                  staleDeparture: detector.isVisitOpen ? staleDeparture : nil).encoded
+            anchor.updates["state"] = SavedState(resume: resume.time, startsTrip: resume.startsTrip, processedUntil: processedUntil,
+                                                 staleDeparture: detector.isVisitOpen ? staleDeparture : nil).encoded
         }
-        changes.records = finishedChunks.map(\.record)
-        if chunkDirty, let chunk { changes.records.append(chunk.record) }
-        if let pruneBefore { changes.cutoffs = [JournalEntry.cutoff(before: pruneBefore)] }
-        return changes
-    }
-
-    /// The changes of ``pendingChanges()`` are stored.
-    mutating func markCommitted() {
+        records.records = finishedChunks.map(\.record)
+        if chunkDirty, let chunk { records.records.append(chunk.record) }
+        if let pruneBefore { records.cutoffs = [JournalEntry.cutoff(before: pruneBefore)] }
+        try await sink.commit(items, anchor: anchor, records: records)
         finishedChunks = []
         chunkDirty = false
         pruneBefore = nil

@@ -4,14 +4,14 @@ import IngestCore
 /// What the bus thread hands to `follow` to commit.
 struct FollowCommit: Sendable {
     var items: [Item]
-    var anchor: AnchorChanges
+    var anchor: AnchorUpdate
 }
 
 /// What a live adapter's books have made and not yet handed over: items, and anchor entries to
 /// set (JSON) or drop. `take` empties it.
 struct PendingCommit: Sendable {
     private(set) var items: [Item] = []
-    private var anchor = AnchorChanges()
+    private var anchor = AnchorUpdate()
 
     mutating func send(_ new: [Item]) { items += new }
 

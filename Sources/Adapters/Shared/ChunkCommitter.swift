@@ -10,14 +10,25 @@ struct ChunkCommitter<Sink: ItemSink> {
     init(_ sink: Sink) { self.sink = sink }
 
     /// Waits for the previous chunk's commit (rethrowing its error), then starts this one's.
-    mutating func commit(_ items: [Item], anchor: AnchorChanges) async throws {
-        try await running?.value
-        running = Task { [sink] in try await sink.commit(items, anchor: anchor) }
+    mutating func commit(_ items: [Item], anchor: AnchorUpdate) async throws {
+        try await start { sink in try await sink.commit(items, anchor: anchor) }
     }
 
     /// Waits for the last commit.
     mutating func finish() async throws {
         try await running?.value
         running = nil
+    }
+
+    private mutating func start(_ commit: @escaping @Sendable (Sink) async throws -> Void) async throws {
+        try await running?.value
+        running = Task { [sink] in try await commit(sink) }
+    }
+}
+
+extension ChunkCommitter where Sink: RecordSink {
+    /// ``commit(_:anchor:)``, with records.
+    mutating func commit(_ items: [Item], anchor: AnchorUpdate, records: RecordChanges) async throws {
+        try await start { sink in try await sink.commit(items, anchor: anchor, records: records) }
     }
 }

@@ -17,7 +17,7 @@ struct FileLedger<Sink: ItemSink> {
 
     private var committer: ChunkCommitter<Sink>
     private var items: [Item] = []
-    private var changes = AnchorChanges()
+    private var changes = AnchorUpdate()
     /// What every entry written this scan holds; stored entries not in here or `removed` are untouched.
     private var written: [String: Held] = [:]
     private var removed = Set<String>()
@@ -66,7 +66,7 @@ struct FileLedger<Sink: ItemSink> {
     }
 
     /// Commits what is queued, then `items` and `anchor` as a transaction of their own, in order.
-    mutating func commit(_ items: [Item], anchor: AnchorChanges) async throws {
+    mutating func commit(_ items: [Item], anchor: AnchorUpdate) async throws {
         try await flush()
         try await committer.commit(items, anchor: anchor)
     }
@@ -109,6 +109,14 @@ struct FileLedger<Sink: ItemSink> {
     private mutating func flush() async throws {
         guard !items.isEmpty || !changes.isEmpty else { return }
         try await committer.commit(items, anchor: changes)
-        items.removeAll(keepingCapacity: true); changes = AnchorChanges()
+        items.removeAll(keepingCapacity: true); changes = AnchorUpdate()
+    }
+}
+
+extension FileLedger where Sink: RecordSink {
+    /// Commits what is queued, then `items`, `anchor` and `records` as a transaction of their own, in order.
+    mutating func commit(_ items: [Item] = [], anchor: AnchorUpdate = .none, records: RecordChanges) async throws {
+        try await flush()
+        try await committer.commit(items, anchor: anchor, records: records)
     }
 }

@@ -9,7 +9,7 @@ public enum RecordScope: Sendable, Equatable {
 }
 
 /// A record an adapter keeps in the state store beside its anchor, written in the same
-/// transaction as its items and anchor changes.
+/// transaction as its items and anchor update.
 ///
 /// Records are in named groups (a day, a journal); within a group a key is stored once, and a
 /// record written again with another value replaces it. A record that is new or changed counts
@@ -19,17 +19,14 @@ public struct StateRecord: Sendable, Hashable {
     public var group: String
     /// Which run of records this one belongs to: the store keeps a shelf's records together, so
     /// an input that lists one kind after another in order is written after one another instead
-    /// of into every group's pages once per kind. 0 ..< `shelfCount`.
+    /// of into every group's pages once per kind. Which shelves there are is the adapter's.
     public var shelf: UInt8
     public var key: [UInt8]
     public var value: [UInt8]
 
     public init(group: String, shelf: UInt8 = 0, key: [UInt8], value: [UInt8]) {
-        precondition(Int(shelf) < StateRecord.shelfCount, "shelf \(shelf) is out of range")
         self.group = group; self.shelf = shelf; self.key = key; self.value = value
     }
-
-    public static let shelfCount = 32
 }
 
 /// A group's records, what the adapter settled it with last (its own encoding; nil when never,
@@ -56,6 +53,25 @@ public struct SettledGroup: Sendable {
 /// keep out. For records that collect many things under one key (a day's samples of one
 /// kind); without one, the written value replaces the stored one.
 public typealias RecordMerge = @Sendable (_ written: StateRecord, _ stored: [UInt8]) -> [UInt8]
+
+/// What a ``RecordKeeping`` adapter's commit does to its records, in the transaction of its
+/// items and anchor update.
+public struct RecordChanges: Sendable {
+    /// Records to keep: new ones are added, known keys take the new value.
+    public var records: [StateRecord]
+    /// How records written again combine with the stored ones (nil: they replace them).
+    public var merge: RecordMerge?
+    /// Records to drop, by group and key.
+    public var cutoffs: [RecordCutoff]
+    /// Groups derived again by this commit.
+    public var settled: [String: SettledGroup]
+
+    public init(records: [StateRecord] = [], merge: RecordMerge? = nil, cutoffs: [RecordCutoff] = [], settled: [String: SettledGroup] = [:]) {
+        self.records = records; self.merge = merge; self.cutoffs = cutoffs; self.settled = settled
+    }
+
+    public var isEmpty: Bool { records.isEmpty && cutoffs.isEmpty && settled.isEmpty }
+}
 
 /// Records of one group whose keys sort below `key` (bytewise): dropped by a commit.
 public struct RecordCutoff: Sendable {

@@ -18,8 +18,9 @@ public enum ScanTarget: Sendable {
     }
 }
 
-/// Takes one adapter instance's chunks to its scan target, each with its anchor changes.
-final class ScanSink: ItemSink {
+/// Takes one adapter instance's chunks to its scan target, each with its anchor update and,
+/// for a ``RecordKeeping`` adapter, its record changes.
+final class ScanSink: RecordSink {
     let target: ScanTarget
     let adapter: String
     let source: String
@@ -37,15 +38,15 @@ final class ScanSink: ItemSink {
         progressLine = ProgressLine("scanning \(adapter)")
     }
 
-    func commit(_ items: [Item], anchor: AnchorChanges) async throws {
+    func commit(_ items: [Item], anchor: AnchorUpdate, records: RecordChanges) async throws {
         switch target {
         case .queue(let store, let onCommit):
             if let budget, !items.isEmpty { try budget.take(items.reduce(0) { $0 + Int64($1.json.count) }) }
-            let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor, space: space)
+            let changed = try store.commit(adapter: adapter, source: source, items: items, anchor: anchor, records: records, space: space)
             queued.add(changed, ordering: .relaxed)
             if changed > 0 { onCommit() }
         case .preview(let preview, let show):
-            try preview.store.commit(adapter: adapter, source: source, items: [], anchor: anchor, space: space)
+            try preview.store.commit(adapter: adapter, source: source, items: [], anchor: anchor, records: records, space: space)
             if !items.isEmpty { show(previewLines(items)) }
             queued.add(items.count, ordering: .relaxed)
         }

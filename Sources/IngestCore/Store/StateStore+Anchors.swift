@@ -3,7 +3,7 @@ import FoundationEssentials
 extension StateStore {
     // MARK: - Anchors
 
-    func applyAnchor(_ anchor: AnchorChanges, adapter: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
+    func applyAnchor(_ anchor: AnchorUpdate, adapter: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
         // A file's record can be megabytes (a calendar of 50 000 occurrences): bound where it
         // lies, not copied twice on its way in.
         try c.withStatement("INSERT OR REPLACE INTO anchors(adapter, key, value) VALUES(?1, ?2, ?3)") { (s) throws(SQLiteError) in

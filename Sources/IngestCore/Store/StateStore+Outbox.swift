@@ -3,29 +3,29 @@ import FoundationEssentials
 extension StateStore {
     // MARK: - Queueing
 
-    /// Queues `items` from adapter instance `adapter` and applies its anchor changes and records
-    /// (in `space`, see ``RecordScope``), in one transaction. Adapters queue only what changed
-    /// (their anchors say what that is); a re-sent item is harmless because the node dedups on
-    /// key and version.
+    /// Queues `items` from adapter instance `adapter` and applies its anchor update and, for a
+    /// ``RecordKeeping`` adapter, its record changes (in `space`, see ``RecordScope``), in one
+    /// transaction. Adapters queue only what changed (their anchors say what that is); a re-sent
+    /// item is harmless because the node dedups on key and version.
     /// - Returns: how many items were queued.
     @discardableResult
-    public func commit(adapter: String, source: String, items: [Item], anchor: AnchorChanges, space: String? = nil) throws(StoreError) -> Int {
+    public func commit(adapter: String, source: String, items: [Item], anchor: AnchorUpdate,
+                       records: RecordChanges = RecordChanges(), space: String? = nil) throws(StoreError) -> Int {
         let now = Date().timeIntervalSince1970
-        return try commit(adapter: adapter, anchor: anchor, space: space, durable: anchor.durable || !items.isEmpty) { (c) throws(SQLiteError) -> Int in
+        return try commit(adapter: adapter, anchor: anchor, records: records, space: space, durable: anchor.durable || !items.isEmpty) { (c) throws(SQLiteError) -> Int in
             try queue(items, adapter: adapter, source: source, at: now, c)
             return items.count
         }
     }
 
-    /// `body`, then `anchor`'s changes (and records, in `space`), in one transaction.
-    private func commit<R: Sendable>(adapter: String, anchor: AnchorChanges, space: String?, durable: Bool,
+    /// `body`, then `anchor` and `records` (in `space`), in one transaction.
+    private func commit<R: Sendable>(adapter: String, anchor: AnchorUpdate, records: RecordChanges, space: String?, durable: Bool,
                                      _ body: (borrowing SQLiteConnection) throws(SQLiteError) -> R) throws(StoreError) -> R {
-        let touchesRecords = !(anchor.records.isEmpty && anchor.cutoffs.isEmpty && anchor.settled.isEmpty)
-        if touchesRecords, space == nil { throw StoreError.misuse("\(adapter): \(RecordScopeError().description)") }
+        if !records.isEmpty, space == nil { throw StoreError.misuse("\(adapter): \(RecordScopeError().description)") }
         return try write(durable: durable) { (c) throws(SQLiteError) -> R in
             let result = try body(c)
             try applyAnchor(anchor, adapter: adapter, c)
-            if let space, touchesRecords { try applyRecords(anchor, space: space, c) }
+            if let space, !records.isEmpty { try applyRecords(records, space: space, c) }
             return result
         }
     }

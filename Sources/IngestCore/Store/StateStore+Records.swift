@@ -10,7 +10,7 @@ extension StateStore {
 
     /// Stores the records that are new or whose value changed, group by group, adds what each
     /// group gained to its changes, drops what the cutoffs name, and settles groups.
-    func applyRecords(_ changes: AnchorChanges, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
+    func applyRecords(_ changes: RecordChanges, space: String, _ c: borrowing SQLiteConnection) throws(SQLiteError) {
         // Records of one group come together (an input read in order): each run is stored by
         // multi-row statements, and adds to its group's counter once.
         let records = try changes.merge.map { (merge) throws(SQLiteError) in try merged(changes.records, by: merge, space: space, c) } ?? changes.records
@@ -36,7 +36,7 @@ extension StateStore {
                       [.text(space), .text(group), .int(Int64(added))])
         }
         for cutoff in changes.cutoffs {
-            try c.run("DELETE FROM records WHERE space = ? AND shelf IN (\(StateStore.shelves)) AND grp = ? AND key < ?",
+            try c.run(StateStore.heldShelves + " DELETE FROM records WHERE space = ?1 AND shelf IN (SELECT shelf FROM held) AND grp = ?2 AND key < ?3",
                       [.text(space), .text(cutoff.group), .blob(cutoff.key)])
         }
         for (group, settled) in changes.settled {
@@ -75,8 +75,13 @@ extension StateStore {
         row: [.shared(1), .own, .shared(2), .own, .own],
         tail: "ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value")
 
-    /// `0, 1, …` for a query's `IN (…)`: one index seek per shelf.
-    private static let shelves = (0..<StateRecord.shelfCount).map(String.init).joined(separator: ", ")
+    /// `held`, the shelves space `?1` has records on, found by one index seek each: a query of
+    /// one group then seeks it on each of them instead of reading the space's every record.
+    private static let heldShelves = """
+        WITH RECURSIVE held(shelf) AS (
+            SELECT min(shelf) FROM records WHERE space = ?1
+            UNION ALL SELECT (SELECT min(shelf) FROM records WHERE space = ?1 AND shelf > held.shelf) FROM held WHERE held.shelf IS NOT NULL)
+        """
 
     /// One index seek per group: a shelf's groups without reading their records.
     func groups(onShelf shelf: UInt8, space: String) throws(StoreError) -> [String] {
@@ -107,7 +112,7 @@ extension StateStore {
         try read { (c) throws(SQLiteError) -> RecordGroup in
             var result = RecordGroup()
             (result.changes, result.settled) = try groupRow(name, space: space, c)
-            try c.query("SELECT shelf, key, value FROM records WHERE space = ? AND shelf IN (\(StateStore.shelves)) AND grp = ?",
+            try c.query(StateStore.heldShelves + " SELECT shelf, key, value FROM records WHERE space = ?1 AND shelf IN (SELECT shelf FROM held) AND grp = ?2",
                         [.text(space), .text(name)]) { r in
                 result.records.append(StateRecord(group: name, shelf: UInt8(truncatingIfNeeded: r.int(0)), key: r.blob(1), value: r.blob(2)))
                 return true

@@ -16,67 +16,54 @@ extension StateStore {
         guard try db.withConnection({ (c) throws(SQLiteError) -> Int64 in try c.scalar("PRAGMA user_version") }) < StateStore.schemaVersion else { return }
         try db.transaction { (c) throws(SQLiteError) in
             let version = try c.scalar("PRAGMA user_version")
-            if version < 1 { try c.execute("""
-                -- Rows are only ever inserted and deleted, never updated. A new row's id is above every
-                -- row that exists (a batch's rows exist until the node confirms them), so a batch is
-                -- a contiguous id range of its lane and leaves with one range delete. No AUTOINCREMENT:
-                -- its sequence table would be one more write per item.
-                CREATE TABLE lanes(id INTEGER PRIMARY KEY, endpoint TEXT NOT NULL, source TEXT NOT NULL, UNIQUE(endpoint, source));
-                CREATE TABLE outbox(
-                    id INTEGER PRIMARY KEY, lane INTEGER NOT NULL, adapter TEXT NOT NULL,
-                    key TEXT NOT NULL, version TEXT, deleted INTEGER NOT NULL DEFAULT 0,
-                    body BLOB NOT NULL, enqueued_at REAL NOT NULL);
-                CREATE INDEX outbox_lane ON outbox(lane, id);
-                CREATE TABLE anchors(adapter TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
-                    PRIMARY KEY(adapter, key)) WITHOUT ROWID;
-                CREATE TABLE adapter_stats(adapter TEXT PRIMARY KEY, type TEXT NOT NULL,
-                    synced_count INTEGER NOT NULL DEFAULT 0, last_synced REAL, last_scan REAL,
-                    last_error TEXT, last_error_at REAL);
-                CREATE TABLE dead_letters(id INTEGER PRIMARY KEY, endpoint TEXT NOT NULL, source TEXT NOT NULL,
-                    adapter TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL, error TEXT NOT NULL, failed_at REAL NOT NULL);
-                CREATE TABLE endpoint_notes(endpoint TEXT PRIMARY KEY, note TEXT NOT NULL, at REAL NOT NULL);
-                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                """) }
-            if version < 4 { try StateStore.migrateToRecords(c, from: version) }
+            if version == 0 {
+                try c.execute(StateStore.queueTables)
+                try c.execute(StateStore.recordTables)
+            } else {
+                try StateStore.upgrade(c, from: version)
+            }
             try c.execute("PRAGMA user_version = \(StateStore.schemaVersion)")
         }
     }
 
-    /// Version 4: adapters' records, in one generic pair of tables. Versions 2 and 3 kept them in
-    /// tables of their own (a journal of time-stamped entries per instance, and entries per node
-    /// source in buckets); what they hold moves over unchanged in meaning: a journal becomes its
-    /// instance's `journal` group keyed by time, buckets become groups of the type's space and
-    /// their lanes shelves.
-    static func migrateToRecords(_ c: borrowing SQLiteConnection, from version: Int64) throws(SQLiteError) {
-        try c.execute("""
-            -- A record's identity is (space, group, key); shelf clusters runs of records of one kind,
-            -- so an input listing one kind after another appends instead of rewriting every group's
-            -- pages once per kind. `changes` counts new or changed records since the group was
-            -- settled; `settled` is what its adapter derived from it last.
-            CREATE TABLE records(space TEXT NOT NULL, shelf INTEGER NOT NULL, grp TEXT NOT NULL, key BLOB NOT NULL,
-                value BLOB NOT NULL, PRIMARY KEY(space, shelf, grp, key)) WITHOUT ROWID;
-            CREATE TABLE record_groups(space TEXT NOT NULL, grp TEXT NOT NULL, changes INTEGER NOT NULL DEFAULT 0, settled BLOB,
-                PRIMARY KEY(space, grp)) WITHOUT ROWID;
-            CREATE INDEX record_groups_changed ON record_groups(space) WHERE changes > 0;
-            """)
-        if version >= 3 { try c.execute("""
-            INSERT INTO records SELECT 'type/' || substr(source, 7), lane, bucket, key, value FROM samples;
-            INSERT INTO record_groups SELECT 'type/' || substr(source, 7), bucket, dirt, sent FROM sample_buckets;
-            DROP TABLE samples; DROP TABLE sample_buckets;
-            """) }
-        guard version >= 2 else { return }
-        var journal: [(space: String, keyAndValue: [UInt8], keyCount: Int)] = []
-        try c.query("SELECT adapter, t, data FROM journal") { r in
-            let key = StateRecord.orderedKey(r.double(1))
-            journal.append((StateStore.space(instance: r.text(0) ?? ""), key + r.blob(2), key.count))
-            return true
-        }
-        try c.withStatement("INSERT INTO records(space, shelf, grp, key, value) VALUES(?1, 0, 'journal', ?2, ?3)") { (insert) throws(SQLiteError) in
-            for entry in journal {
-                try insert.bind(1, text: entry.space)
-                try insert.step(blobs: [(2, 0..<entry.keyCount), (3, entry.keyCount..<entry.keyAndValue.count)], in: entry.keyAndValue)
-            }
-        }
-        try c.execute("DROP TABLE journal")
+    /// Brings a store of an older schema to this one, step by step (see `Migrations/`).
+    private static func upgrade(_ c: borrowing SQLiteConnection, from version: Int64) throws(SQLiteError) {
+        if version < 4 { try migrateToRecords(c, from: version) }
     }
+
+    /// The outbox, its lanes, anchors and the tables `status` reads: unchanged since version 1.
+    static let queueTables = """
+        -- Rows are only ever inserted and deleted, never updated. A new row's id is above every
+        -- row that exists (a batch's rows exist until the node confirms them), so a batch is
+        -- a contiguous id range of its lane and leaves with one range delete. No AUTOINCREMENT:
+        -- its sequence table would be one more write per item.
+        CREATE TABLE lanes(id INTEGER PRIMARY KEY, endpoint TEXT NOT NULL, source TEXT NOT NULL, UNIQUE(endpoint, source));
+        CREATE TABLE outbox(
+            id INTEGER PRIMARY KEY, lane INTEGER NOT NULL, adapter TEXT NOT NULL,
+            key TEXT NOT NULL, version TEXT, deleted INTEGER NOT NULL DEFAULT 0,
+            body BLOB NOT NULL, enqueued_at REAL NOT NULL);
+        CREATE INDEX outbox_lane ON outbox(lane, id);
+        CREATE TABLE anchors(adapter TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+            PRIMARY KEY(adapter, key)) WITHOUT ROWID;
+        CREATE TABLE adapter_stats(adapter TEXT PRIMARY KEY, type TEXT NOT NULL,
+            synced_count INTEGER NOT NULL DEFAULT 0, last_synced REAL, last_scan REAL,
+            last_error TEXT, last_error_at REAL);
+        CREATE TABLE dead_letters(id INTEGER PRIMARY KEY, endpoint TEXT NOT NULL, source TEXT NOT NULL,
+            adapter TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL, error TEXT NOT NULL, failed_at REAL NOT NULL);
+        CREATE TABLE endpoint_notes(endpoint TEXT PRIMARY KEY, note TEXT NOT NULL, at REAL NOT NULL);
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """
+
+    /// Adapters' records, in one generic pair of tables (since version 4).
+    static let recordTables = """
+        -- A record's identity is (space, group, key); shelf clusters runs of records of one kind,
+        -- so an input listing one kind after another appends instead of rewriting every group's
+        -- pages once per kind. `changes` counts new or changed records since the group was
+        -- settled; `settled` is what its adapter derived from it last.
+        CREATE TABLE records(space TEXT NOT NULL, shelf INTEGER NOT NULL, grp TEXT NOT NULL, key BLOB NOT NULL,
+            value BLOB NOT NULL, PRIMARY KEY(space, shelf, grp, key)) WITHOUT ROWID;
+        CREATE TABLE record_groups(space TEXT NOT NULL, grp TEXT NOT NULL, changes INTEGER NOT NULL DEFAULT 0, settled BLOB,
+            PRIMARY KEY(space, grp)) WITHOUT ROWID;
+        CREATE INDEX record_groups_changed ON record_groups(space) WHERE changes > 0;
+        """
 }

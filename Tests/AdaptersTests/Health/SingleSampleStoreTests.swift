@@ -33,13 +33,12 @@ struct SingleSampleStoreTests {
             .read(HealthInput(path: export), HealthSettings(), into: read)
         let singles = SingleSampleRecord.stored(read.samples)
         let days = Set(singles.map(\.group)).union(read.workouts.map { HealthSampleCodec.stored($0).group })
-        var drop = AnchorChanges(), old = AnchorChanges()
-        drop.cutoffs = days.map { RecordCutoff(group: $0, below: [4]) }
-        old.records = singles + read.workouts.map(HealthSampleCodec.stored)
-        try await first.commit([], anchor: drop)
-        try await first.commit([], anchor: old)
+        let drop = RecordChanges(cutoffs: days.map { RecordCutoff(group: $0, below: [4]) })
+        let old = RecordChanges(records: singles + read.workouts.map(HealthSampleCodec.stored))
+        try await first.commit([], anchor: .none, records: drop)
+        try await first.commit([], anchor: .none, records: old)
         var before: [String: HealthSampleCodec.Day] = [:]
-        var settle = AnchorChanges()
+        var settle = RecordChanges()
         for day in try first.records.changedGroups() {
             let group = try first.records.group(day)
             before[day] = HealthSampleCodec.decode(group: group.records)
@@ -47,7 +46,7 @@ struct SingleSampleStoreTests {
             #expect(queued.isEmpty, "\(day): single records give the items packs gave")
             settle.settled[day] = settled
         }
-        try await first.commit([], anchor: settle)
+        try await first.commit([], anchor: .none, records: settle)
         #expect(try !first.records.groups(onShelf: HealthSampleCodec.kindCode(.steps)).isEmpty)
 
         // The upgrade: the export is unchanged (not opened), then read again.

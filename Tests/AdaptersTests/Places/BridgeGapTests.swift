@@ -106,14 +106,14 @@ struct BridgeGapTests {
         let sink = CollectingSink()
         var (tracker, _) = try await PlaceTracker.restore(from: Anchor(), journal: { try JournalEntry.read(sink.records, since: $0) }, settings: .init())
         let evening = still(BridgeGapTests.home, 0, 1800)
-        try await sink.commit(evening.flatMap { tracker.add($0, now: $0.time) }, anchor: tracker.takeChanges())
+        try await tracker.commit(evening.flatMap { tracker.add($0, now: $0.time) }, into: sink)
         // Two timer runs in the night: the first sends the close, the second nothing new.
         for expected in [1, 0] {
             let snapshot = sink.next()
             var (run, _) = try await PlaceTracker.restore(from: snapshot.anchor, journal: { try JournalEntry.read(snapshot.records, since: $0) }, settings: .init())
             let items = run.closeIfStale(now: BridgeGapTests.t0 + 4 * 3600)
             #expect(items.count == expected)
-            try await sink.commit(items, anchor: run.takeChanges())
+            try await run.commit(items, into: sink)
         }
         // The machine is on again in the morning, at home: the restored tracker carries the stay on.
         let snapshot = sink.next()

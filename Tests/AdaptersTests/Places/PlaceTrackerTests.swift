@@ -14,7 +14,7 @@ struct PlaceTrackerTests {
         var items: [Item] = []
         for (i, fix) in fixes.enumerated() {
             items += tracker.add(fix, now: fix.time)
-            if i % 1000 == 999 || i == fixes.count - 1 { try await sink.commit(items, anchor: tracker.takeChanges()); items = [] }
+            if i % 1000 == 999 || i == fixes.count - 1 { try await tracker.commit(items, into: sink); items = [] }
         }
         let journaled = try JournalEntry.read(sink.records, since: -.infinity).flatMap { Fix.unpack($0.data) }
         #expect(journaled == fixes, "a commit every 1000 fixes still journals each one, once, in order")
@@ -37,7 +37,7 @@ struct PlaceTrackerTests {
         let sink = CollectingSink()
         var (tracker, _) = try await PlaceTracker.restore(from: Anchor(), journal: { try JournalEntry.read(sink.records, since: $0) }, settings: .init())
         for fix in ScriptedDay.fixes() { _ = tracker.add(fix, now: fix.time) }
-        try await sink.commit([], anchor: tracker.takeChanges())
+        try await tracker.commit([], into: sink)
         // resync: the anchor is forgotten, the journal kept.
         let resync = try sink.forgettingAnchor()
         let (_, items) = try await PlaceTracker.restore(from: Anchor(), journal: { try JournalEntry.read(resync.records, since: $0) }, settings: .init())
@@ -65,7 +65,7 @@ struct PlaceTrackerTests {
 }
 
 /// A sink whose commits fail for a while, as a full disk or a locked store makes them.
-final class RefusingSink: ItemSink {
+final class RefusingSink: RecordSink {
     let collecting = CollectingSink()
     private let passing: Locked<Int>
     private let left: Locked<Int>
@@ -74,14 +74,14 @@ final class RefusingSink: ItemSink {
     var refused: Int { count.withLock { $0 } }
     var records: AdapterRecords { collecting.records }
 
-    func commit(_ items: [Item], anchor changes: AnchorChanges) async throws {
+    func commit(_ items: [Item], anchor: AnchorUpdate, records: RecordChanges) async throws {
         let passes = passing.withLock { n in n > 0 ? { n -= 1; return true }() : false }
         let refuse = !passes && left.withLock { n in n > 0 ? { n -= 1; return true }() : false }
         if refuse {
             count.withLock { $0 += 1 }
             throw StoreError.misuse("refused on purpose")
         }
-        try await collecting.commit(items, anchor: changes)
+        try await collecting.commit(items, anchor: anchor, records: records)
     }
     func warn(_ message: String) async { await collecting.warn(message) }
     func progress(examined: Int, total: Int?) async {}

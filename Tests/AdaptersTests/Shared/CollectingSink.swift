@@ -2,10 +2,10 @@ import Foundation
 import IngestCore
 import Synchronization
 
-/// An `ItemSink` over a real state store in a scratch folder: it keeps what an adapter commits
+/// A `RecordSink` over a real state store in a scratch folder: it keeps what an adapter commits
 /// and applies its anchor changes and records the way `run` does, so a test can scan again from
 /// where the last scan left off.
-final class CollectingSink: ItemSink {
+final class CollectingSink: RecordSink {
     /// The store and its folder, shared by a sink and the ones `next()` makes from it.
     final class Scratch: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sink-\(UUID().uuidString.prefix(8))").path
@@ -27,11 +27,11 @@ final class CollectingSink: ItemSink {
     /// A sink whose store already holds `anchor` (as an older build left it).
     convenience init(anchor: Anchor) {
         self.init()
-        try! scratch.store.commit(adapter: CollectingSink.adapter, source: "test", items: [], anchor: AnchorChanges(updates: anchor.entries))
+        try! scratch.store.commit(adapter: CollectingSink.adapter, source: "test", items: [], anchor: AnchorUpdate(updates: anchor.entries))
     }
 
-    func commit(_ items: [Item], anchor changes: AnchorChanges) async throws {
-        try scratch.store.commit(adapter: CollectingSink.adapter, source: "test", items: [], anchor: changes,
+    func commit(_ items: [Item], anchor: AnchorUpdate, records: RecordChanges) async throws {
+        try scratch.store.commit(adapter: CollectingSink.adapter, source: "test", items: [], anchor: anchor, records: records,
                                  space: StateStore.space(instance: CollectingSink.adapter))
         collected.withLock { $0.items += items }
     }

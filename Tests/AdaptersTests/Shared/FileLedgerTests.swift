@@ -12,7 +12,7 @@ struct FileLedgerTests {
         private let state = Locked((commits: [(items: Int, updates: Int)](), items: [Item](), anchor: Anchor()))
         init(anchor: Anchor = Anchor()) { state.withLock { $0.anchor = anchor } }
 
-        func commit(_ items: [Item], anchor changes: AnchorChanges) async throws {
+        func commit(_ items: [Item], anchor changes: AnchorUpdate) async throws {
             state.withLock { s in
                 s.commits.append((items.count, changes.updates.count))
                 s.items += items
@@ -21,9 +21,6 @@ struct FileLedgerTests {
             }
         }
         func warn(_ message: String) async {}
-        // The ledger keeps no records; a scratch store stands behind the requirement.
-        private let scratch = CollectingSink.Scratch()
-        var records: AdapterRecords { AdapterRecords(store: scratch.store, space: nil) }
 
         var commits: [(items: Int, updates: Int)] { state.withLock { $0.commits } }
         var items: [Item] { state.withLock { $0.items } }
@@ -95,7 +92,7 @@ struct FileLedgerTests {
             ledger.write("e\(i)", Data(), keys: [])
             try await ledger.commitIfFull()
         }
-        try await ledger.commit([], anchor: AnchorChanges(updates: ["f:own": Data()]))
+        try await ledger.commit([], anchor: AnchorUpdate(updates: ["f:own": Data()]))
         try await ledger.finish()
         #expect(sink.commits.map { "\($0.items)/\($0.updates)" } == ["2/0", "2/0", "1/3", "0/1", "0/1"])
         #expect(sink.items.map(\.key) == ["k0", "k1", "k2", "k3", "k4"])
