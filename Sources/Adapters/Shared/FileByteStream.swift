@@ -36,7 +36,7 @@ final class ContentHasher: Sendable {
     }
 
     /// Waits for the blocks given so far, then finishes the hash (32 hex digits).
-    func finish() -> String { lane.runBlocking { digest.withLock { $0.finishHex(length: 32) } } }
+    func finish() -> String { lane.runBlocking { [digest] in digest.withLock { $0.finishHex(length: 32) } } }
 }
 
 /// A file read from an offset, optionally feeding every byte read to a ``ContentHasher``.

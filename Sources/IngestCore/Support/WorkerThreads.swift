@@ -1,14 +1,19 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one place blocking work runs: libcurl's POSTs, the sd-bus and libgps loops, a parse that
 /// feeds an async reader, a spill file's writes, a content hash. None of it may hold a thread of
 /// the cooperative pool, which has one per core and which every task shares.
 ///
-/// Each job runs on a serial Dispatch queue of its own; libdispatch backs those with overcommit
-/// threads that it reuses, so a job that blocks for hours (a bus follower) never keeps another
-/// from starting, as it would in a fixed pool of a few threads. Work that must run in order on
-/// one thread goes to a ``Lane``. Every job is counted from start to end, so a command can end
-/// with ``shutdown(within:)``: a bounded wait for what is still running, naming it.
+/// Each job runs on a thread of its own, named after the job (`ps -L`, `/proc/PID/task/*/comm`),
+/// that ends with it: a job that blocks for hours (a bus follower) never keeps another from
+/// starting, as it would in a fixed pool of a few threads, and a process holds exactly the
+/// threads of the jobs it is running, where idle threads of a shared pool would linger for
+/// seconds after each job and make `watch`'s thread count wander. Work that must run in order
+/// on one thread goes to a ``Lane``. Every job is counted from start to end, so a command can
+/// end with ``shutdown(within:)``: a bounded wait for what is still running, naming it.
 public enum WorkerThreads {
     private static let jobs = DispatchGroup()
     private static let running = Locked<[String: Int]>([:])
@@ -24,7 +29,7 @@ public enum WorkerThreads {
     /// async reader (a stream), until that reader stops it.
     public static func start(_ label: String, _ body: @escaping @Sendable () -> Void) {
         began(label)
-        DispatchQueue(label: "hearthloom.\(label)").async {
+        WorkerThread.spawn(named: label) {
             body()
             ended(label)
         }
@@ -40,15 +45,14 @@ public enum WorkerThreads {
     }
 
     /// Jobs that run one at a time, in the order given, on one thread: the node transport (one
-    /// POST at a time), a digest fed block by block. Each job counts as one of ``WorkerThreads``.
+    /// POST at a time), a digest fed block by block. The thread runs while jobs are waiting and
+    /// ends when none is. Each job counts as one of ``WorkerThreads``.
     public final class Lane: Sendable {
         public let label: String
-        private let queue: DispatchQueue
+        /// Jobs given and not yet started, and whether the lane's thread is running them.
+        private let queue = Locked<(waiting: [@Sendable () -> Void], draining: Bool)>(([], false))
 
-        public init(_ label: String) {
-            self.label = label
-            queue = DispatchQueue(label: "hearthloom.\(label)")
-        }
+        public init(_ label: String) { self.label = label }
 
         /// Runs `body` after what was given before, and returns what it returns.
         public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
@@ -60,15 +64,34 @@ public enum WorkerThreads {
         /// Queues `body` after what was given before, not waited for.
         public func submit(_ body: @escaping @Sendable () -> Void) {
             WorkerThreads.began(label)
-            queue.async { [label] in
-                body()
+            let starts = queue.withLock { queue in
+                queue.waiting.append(body)
+                defer { queue.draining = true }
+                return !queue.draining
+            }
+            if starts { WorkerThread.spawn(named: label) { [self] in drain() } }
+        }
+
+        /// Runs `body` after what was given before, on the lane's thread, and waits for it: for
+        /// callers that are on a worker thread already.
+        public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+            let done = DispatchSemaphore(value: 0)
+            let result = Locked<T?>(nil)
+            submit { result.withLock { $0 = body() }; done.signal() }
+            done.wait()
+            return result.withLock { $0.take()! }
+        }
+
+        /// Runs the waiting jobs in order until there are none, then lets the thread end.
+        private func drain() {
+            while let job = queue.withLock({ (queue: inout (waiting: [@Sendable () -> Void], draining: Bool)) -> (@Sendable () -> Void)? in
+                if queue.waiting.isEmpty { queue.draining = false; return nil }
+                return queue.waiting.removeFirst()
+            }) {
+                job()
                 WorkerThreads.ended(label)
             }
         }
-
-        /// Blocks the calling thread (never a task's) until what was given before has run, then
-        /// runs `body` on the lane and returns what it returns.
-        public func runBlocking<T>(_ body: () -> T) -> T { queue.sync(execute: body) }
     }
 
     private static func began(_ label: String) {
@@ -79,5 +102,38 @@ public enum WorkerThreads {
     private static func ended(_ label: String) {
         running.withLock { $0[label, default: 1] -= 1 }
         jobs.leave()
+    }
+}
+
+/// glibc's, declared here: Swift's Glibc module leaves out the GNU extensions.
+@_silgen_name("pthread_setname_np")
+private func pthread_setname_np(_ thread: pthread_t, _ name: UnsafePointer<CChar>) -> Int32
+
+/// One detached POSIX thread running one closure.
+private final class WorkerThread {
+    private let name: String
+    private let body: @Sendable () -> Void
+
+    private init(name: String, body: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// Starts `body` on a new thread named `hl-` and the start of `name` (Linux keeps 15 bytes).
+    static func spawn(named name: String, _ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(WorkerThread(name: name, body: body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let status = pthread_create(&thread, &attributes, { context in
+            let worker = Unmanaged<WorkerThread>.fromOpaque(context!).takeRetainedValue()
+            _ = pthread_setname_np(pthread_self(), String(decoding: ("hl-" + worker.name).utf8.prefix(15), as: UTF8.self))
+            worker.body()
+            return nil
+        }, context)
+        // Fails only when the system is out of threads or memory: nothing sensible can go on.
+        precondition(status == 0, "cannot start a thread for \(name): \(String(cString: strerror(status)))")
     }
 }
