@@ -28,10 +28,11 @@ APT_BENCH = time hyperfine libxml2-utils
 APT_TEST += gcc
 # make deb and its test: Debian's packaging tools and lintian.
 APT_TEST += dpkg-dev binutils lintian curl
-# scans: libtesseract's C API and poppler-glib (both loaded on first use), English and German
-# traineddata, and what tools/make-scan-fixtures.sh makes documents with; ocrmypdf to compare.
+# scans: libtesseract's C API, poppler-glib and libqpdf (all loaded on first use; libqpdf needs no
+# headers), English and German traineddata, and what tools/make-scan-fixtures.sh makes documents
+# with; ocrmypdf to compare.
 APT_BUILD += libtesseract-dev libleptonica-dev libpoppler-glib-dev
-APT_TEST += tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-osd img2pdf fonts-dejavu-core
+APT_TEST += tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-osd img2pdf fonts-dejavu-core libqpdf29
 APT_BENCH += ocrmypdf
 
 # The user's config when there is one, else the repo's demo config (fixtures/demo).

@@ -15,8 +15,8 @@ let package = Package(
         // Loaded on first use (dlopen), so not linked: libcurl (libcurl4-openssl-dev), libsystemd
         // (libsystemd-dev: CSystemd for the agent's notify and machine id, CSDBus for the bus adapters),
         // libcrypto (libssl-dev), libgps (libgps-dev), libical (libical-dev),
-        // libtesseract with leptonica (libtesseract-dev), poppler-glib (libpoppler-glib-dev) and
-        // libsecret (libsecret-1-0; no headers needed).
+        // libtesseract with leptonica (libtesseract-dev), poppler-glib (libpoppler-glib-dev), libqpdf
+        // (libqpdf29) and libsecret (libsecret-1-0; neither needs headers).
         // Each is a C target, not a header-only module: its function table and the pthread_once
         // that fills it must have one definition, in its .c file.
         .target(name: "CCurl"),
@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "CSecret"),
         .target(name: "CTesseract"),
         .target(name: "CPoppler"),
+        // CQPDF inflates a PDF image's Flate stream itself, with zlib.
+        .target(name: "CQPDF", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "IngestCore",
             dependencies: ["CSQLite", "CCurl", "CSystemd", "CCrypto", "CSecret"]
@@ -36,7 +38,7 @@ let package = Package(
         // example in adapters.d/ cannot disagree (a test checks the copy).
         .target(
             name: "Adapters",
-            dependencies: ["IngestCore", "CSDBus", "CGPS", "CICal", "CZlib", "CTesseract", "CPoppler"],
+            dependencies: ["IngestCore", "CSDBus", "CGPS", "CICal", "CZlib", "CTesseract", "CPoppler", "CQPDF"],
             exclude: ["Photos/README.md", "GPSD/README.md", "Places/README.md", "GeoClue/README.md", "Contacts/README.md", "Calendar/README.md", "MPRIS/README.md", "Health/README.md", "LocationHistory/README.md", "Focus/README.md", "Scans/README.md", "ListeningHistory/README.md"],
             resources: [
                 .embedInCode("Photos/photos.conf"),

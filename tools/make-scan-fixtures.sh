@@ -5,7 +5,8 @@
 # PDF (img2pdf), a PDF with a text layer (text-pdf.py), a 20-page image-only PDF, an A4 image-only
 # PDF page (one scanned image) and the same image framed on an A4 page (read in bands), a page
 # turned by 90° (PNG), 180° (TIFF) and 270° (PDF) and one skewed by 3° (PNG), none with an
-# orientation of its own, a scanned page with a stamp line as its text layer, a corrupt PNG and a
+# orientation of its own, a scanned page with a stamp line as its text layer, the letter as a PDF
+# page with its image stored in each of six ways (and as the PNGs they hold), a corrupt PNG and a
 # .txt that must be ignored. Each document's text is
 # also written to text/<name>.txt. Images are small (a few hundred pixels high) so OCR stays quick,
 # but for the A4 page, which is mostly white.
@@ -169,6 +170,22 @@ printf 'CONFIDENTIAL COPY\nScan 0042\n' > text/watermark-layer.txt
 render pages/watermarked.png text/watermarked.txt
 convert pages/watermarked.png -define png:color-type=0 -define png:bit-depth=8 pages/watermarked.png
 python3 "$here/text-pdf.py" docs/watermarked.pdf "D:20240301100000Z" --over pages/watermarked.png text/watermark-layer.txt
+
+# The letter as a PDF page stored each way scanners and img2pdf store one: a grey and a colour
+# PNG's pixels (Flate with PNG predictors), a grey and a colour JPEG (DCT, kept as they are),
+# 1 bit a pixel (Flate) and CCITT G4 (a G4 TIFF's strips). Each is held to the same page as a
+# PNG: letter.png, letter-rgb.png (on cream paper) or letter-1bit.png.
+convert docs/letter.png -monochrome -define png:color-type=0 -define png:bit-depth=1 docs/letter-1bit.png
+convert docs/letter.png -colorspace sRGB -fill '#f6eedc' -opaque white -type TrueColor docs/letter-rgb.png
+convert docs/letter.png -quality 92 -type Grayscale pages/letter-grey.jpg
+convert docs/letter-rgb.png -quality 92 pages/letter-rgb.jpg
+convert docs/letter-1bit.png -compress Group4 pages/letter-g4.tiff
+img2pdf -o docs/letter-grey-png.pdf docs/letter.png
+img2pdf -o docs/letter-rgb-png.pdf docs/letter-rgb.png
+img2pdf -o docs/letter-grey-jpeg.pdf pages/letter-grey.jpg
+img2pdf -o docs/letter-rgb-jpeg.pdf pages/letter-rgb.jpg
+img2pdf -o docs/letter-1bit.pdf docs/letter-1bit.png
+img2pdf -o docs/letter-g4.pdf pages/letter-g4.tiff
 
 # A PNG signature and header, then garbage: no decoder can read it.
 { printf '\x89PNG\r\n\x1a\n'; head -c 600 /dev/urandom; } > docs/corrupt.png

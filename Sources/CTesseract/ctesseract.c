@@ -44,7 +44,8 @@ static void ctess_load_once(void) {
         & CTESS_SYM(l, pix_flip_tb, "pixFlipTB") & CTESS_SYM(l, set_stderr_handler, "leptSetStderrHandler")
         & CTESS_SYM(l, pix_deskew, "pixDeskewGeneral") & CTESS_SYM(l, pix_create, "pixCreateNoInit")
         & CTESS_SYM(l, pix_data, "pixGetData") & CTESS_SYM(l, pix_wpl, "pixGetWpl")
-        & CTESS_SYM(l, pix_endian_byte_swap, "pixEndianByteSwap") & CTESS_SYM(l, pix_set_resolution, "pixSetResolution");
+        & CTESS_SYM(l, pix_endian_byte_swap, "pixEndianByteSwap") & CTESS_SYM(l, pix_set_resolution, "pixSetResolution")
+        & CTESS_SYM(l, pix_read_mem_jpeg, "pixReadMemJpeg") & CTESS_SYM(l, read_header_mem_jpeg, "readHeaderMemJpeg");
     if (!ok) return;
     // A corrupt file is reported once, by the adapter; leptonica's own lines would repeat it.
     a->set_stderr_handler(ctess_quiet);
@@ -59,20 +60,48 @@ int ctess_load(void) {
     return ctess_api_table.ok;
 }
 
-struct Pix *ctess_pix_from_gray(const unsigned char *gray, int width, int height, int dpi) {
+struct Pix *ctess_pix_gray_rows(int width, int height, unsigned char **rows, size_t *stride) {
     ctess_api_t *a = ctess_api_storage();
     struct Pix *pix = a->pix_create(width, height, 8);
     if (!pix) return NULL;
+    *rows = (unsigned char *)a->pix_data(pix);
+    *stride = (size_t)a->pix_wpl(pix) * 4;
+    return pix;
+}
+
+void ctess_pix_gray_filled(struct Pix *pix, int width, int height, int dpi) {
+    ctess_api_t *a = ctess_api_storage();
     // Leptonica keeps 8-bit pixels in 32-bit words, the first pixel in the word's high byte:
-    // rows are copied as bytes, then each word's bytes swapped into that order (on little endian).
+    // rows were written as bytes, so each word's bytes are swapped into that order (on little endian).
     unsigned char *rows = (unsigned char *)a->pix_data(pix);
     size_t stride = (size_t)a->pix_wpl(pix) * 4;
-    for (int y = 0; y < height; y++) {
-        memcpy(rows + (size_t)y * stride, gray + (size_t)y * width, (size_t)width);
-        memset(rows + (size_t)y * stride + width, 255, stride - (size_t)width);
-    }
+    for (int y = 0; y < height; y++) memset(rows + (size_t)y * stride + width, 255, stride - (size_t)width);
     a->pix_endian_byte_swap(pix);
     a->pix_set_resolution(pix, dpi, dpi);
+}
+
+struct Pix *ctess_pix_from_gray(const unsigned char *gray, int width, int height, int dpi) {
+    unsigned char *rows;
+    size_t stride;
+    struct Pix *pix = ctess_pix_gray_rows(width, height, &rows, &stride);
+    if (!pix) return NULL;
+    for (int y = 0; y < height; y++) memcpy(rows + (size_t)y * stride, gray + (size_t)y * width, (size_t)width);
+    ctess_pix_gray_filled(pix, width, height, dpi);
+    return pix;
+}
+
+// leptonica's L_JPEG_READ_LUMINANCE: libjpeg decodes the Y channel only, straight to 8 bits.
+enum { CTESS_JPEG_READ_LUMINANCE = 1 };
+
+struct Pix *ctess_pix_read_jpeg_gray(const unsigned char *data, size_t size, int width, int height, int dpi) {
+    ctess_api_t *a = ctess_api_storage();
+    int w = 0, h = 0, spp = 0, ycck = 0, cmyk = 0, warnings = 0;
+    // The header is read first, so that the pixels allocated are those the PDF said (and checked).
+    if (a->read_header_mem_jpeg(data, size, &w, &h, &spp, &ycck, &cmyk) != 0 || w != width || h != height
+        || ycck || cmyk || (spp != 1 && spp != 3))
+        return NULL;
+    struct Pix *pix = a->pix_read_mem_jpeg(data, size, 0, 1, &warnings, CTESS_JPEG_READ_LUMINANCE);
+    if (pix) a->pix_set_resolution(pix, dpi, dpi);
     return pix;
 }
 

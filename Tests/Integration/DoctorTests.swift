@@ -143,6 +143,7 @@ struct DoctorTests {
         #expect(doctor.check("adapter paper: orientation data")?.finding == "osd.traineddata installed in /usr/share/tesseract-ocr/5/tessdata")
         #expect(doctor.check("adapter paper: libtesseract")?.finding.hasPrefix("Tesseract 5.") == true)
         #expect(doctor.check("adapter paper: poppler-glib")?.finding == "loads")
+        #expect(doctor.check("adapter paper: libqpdf")?.status == "ok", "optional, installed here: a PDF's scanned pages decoded from their streams")
     }
 
     @Test func scansWarnsWhenOrientationDataIsMissing_withThePackage() throws {

@@ -152,6 +152,28 @@ struct ScansTests {
         }
     }
 
+    /// The letter as a PDF page, its image stored in each way scanners and img2pdf store one, and
+    /// the same page as a PNG: a grey or colour PNG's pixels (Flate), a grey or colour JPEG, 1 bit
+    /// a pixel, and CCITT G4 (which poppler decodes, as qpdf is not asked to).
+    static let letterPages = ["letter-grey-png.pdf": "letter.png", "letter-rgb-png.pdf": "letter-rgb.png", "letter-grey-jpeg.pdf": "letter.png",
+                              "letter-rgb-jpeg.pdf": "letter-rgb.png", "letter-1bit.pdf": "letter-1bit.png", "letter-g4.pdf": "letter-1bit.png"]
+
+    @Test func aScannedPDFPageReadsTheWordsOfTheSamePageAsAPNG_howeverItsImageIsStored() throws {
+        let node = try TestNode()
+        let pngs = Set(Self.letterPages.values).sorted()
+        let (agent, _) = try sandbox(node, pngs + Self.letterPages.keys.sorted())
+        let r = try agent.run(["run"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let items = try stored(node)
+        let text = { (name: String) in items[name]?["item"]?["text"]?.stringValue ?? "" }
+        let letter = try String(contentsOfFile: scanFixtures + "/text/letter.txt", encoding: .utf8)
+        for png in pngs { #expect(wordShare(of: letter, in: text(png)) >= 0.9, "\(png): \(text(png))") }
+        for (pdf, png) in Self.letterPages.sorted(by: <) {
+            #expect(words(text(pdf)) == words(text(png)), "\(pdf): \(text(pdf))\n\(png): \(text(png))")
+            #expect(items[pdf]?["item"]?["lang"] == "eng" && items[pdf]?["item"]?["pages"] == 1, "\(pdf): recognized")
+        }
+    }
+
     static let turned = ["turned-90.png", "turned-180.tiff", "turned-270.pdf", "skewed-3.png"]
 
     /// Scanned a quarter, half or three quarters turned, or crooked, with no orientation of its own.

@@ -35,6 +35,7 @@ let fuzzHarnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "tcx": FitnessHarness.tcx,
     "listening-history": ListeningHistoryHarness.run,
     "dconf": DconfHarness.run,
+    "pdf-image": PDFImageHarness.run,
 ]
 
 /// The harness HEARTHLOOM_FUZZ_TARGET names, looked up on the first input; an unknown name

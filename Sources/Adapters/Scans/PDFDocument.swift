@@ -8,6 +8,8 @@ import Glibc
 /// time, so the handle is under a lock; the pages' recognition, which takes the time, is not.
 final class PDFDocument: Sendable {
     private let handle: Locked<OpaquePointer>
+    /// The same file through qpdf, which decodes a scanned page's image with less memory.
+    private let imageStreams: QPDFDocument
     let pageCount: Int
 
     init(_ bytes: [UInt8]) throws(ScanError) {
@@ -19,13 +21,14 @@ final class PDFDocument: Sendable {
         guard let opened else { throw ScanError("not a readable PDF" + (reason.map { ": \($0)" } ?? "")) }
         pageCount = Int(cpoppler_page_count(opened))
         handle = Locked(opened)
+        imageStreams = QPDFDocument(bytes)
     }
 
     deinit { handle.withLock { cpoppler_close($0) } }
 
     static let libraryMissing = "libpoppler-glib.so.8 is not installed"
 
-    /// Held while a page's pixels are made, whichever document they come from: poppler decodes a
+    /// Held while poppler makes a page's pixels, whichever document they come from: it decodes a
     /// scanned image into a colour surface (4 bytes a pixel, 35 MB for an A4 page at 300 dpi) and
     /// draws it on another, so pages of two PDFs read at once would double that.
     private static let decoding = Locked(())
@@ -45,16 +48,25 @@ final class PDFDocument: Sendable {
         }
     }
 
-    /// Image `id` of page `index` decoded once, at its own resolution, in grey; nil when poppler
-    /// cannot, or it is over `maxPixels`. Its resolution follows from the `area` it covers.
-    func image(_ id: Int, ofPage index: Int, area: Double, maxPixels: Int) -> GrayBitmap? {
-        PDFDocument.decoding.withLock { _ in handle.withLock { doc in
+    /// Image `id` of page `index` (its only image) decoded once, at its own resolution, in grey:
+    /// from its stream by qpdf where it can, else by poppler; nil when neither can, or it is over
+    /// `maxPixels`. Its resolution follows from the `area` it covers.
+    func image(_ id: Int, ofPage index: Int, area: Double, maxPixels: Int) -> LeptonicaImage? {
+        if let image = imageStreams.image(ofPage: index, area: area, maxPixels: maxPixels) { return image }
+        let bitmap: GrayBitmap? = PDFDocument.decoding.withLock { _ in handle.withLock { doc in
             var width: Int32 = 0, height: Int32 = 0
             guard let pixels = cpoppler_page_image_gray(doc, Int32(index), Int32(id), maxPixels, &width, &height) else { return nil }
-            let inches = area / (72 * 72)
-            let dpi = inches > 0 ? Int((Double(width) * Double(height) / inches).squareRoot().rounded()) : ScanRecognizer.renderDPI
-            return GrayBitmap(taking: pixels, width: Int(width), height: Int(height), dpi: min(max(dpi, 70), 2400))
+            let dpi = PDFDocument.dpi(width: Int(width), height: Int(height), area: area)
+            return GrayBitmap(taking: pixels, width: Int(width), height: Int(height), dpi: dpi)
         } }
+        return bitmap.flatMap(LeptonicaImage.init)
+    }
+
+    /// The resolution of an image of `width` x `height` pixels drawn over `area` square points.
+    static func dpi(width: Int, height: Int, area: Double) -> Int {
+        let inches = area / (72 * 72)
+        let dpi = inches > 0 ? Int((Double(width) * Double(height) / inches).squareRoot().rounded()) : ScanRecognizer.renderDPI
+        return min(max(dpi, 70), 2400)
     }
 
     /// Page `index`'s own text, nil when it has none (a scanned page: an image and nothing else).

@@ -37,12 +37,17 @@ final class LeptonicaImage {
     }
 
     /// A PDF page's grey pixels, copied (the bitmap can be freed once this returns).
-    init?(_ bitmap: GrayBitmap) {
+    convenience init?(_ bitmap: GrayBitmap) {
         guard ctess_load() != 0, let pix = ctess_pix_from_gray(bitmap.pixels, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.dpi))
         else { return nil }
+        self.init(taking: pix, dpi: bitmap.dpi)
+    }
+
+    /// A PDF page's pixels, decoded by leptonica at `dpi`; this image destroys `pix`.
+    init(taking pix: OpaquePointer, dpi: Int) {
         pointer = pix
         hasOwnOrientation = false
-        dpi = bitmap.dpi
+        self.dpi = dpi
     }
 
     /// Replaces the pixels with what `transform` makes of them; false (the old pixels kept) when

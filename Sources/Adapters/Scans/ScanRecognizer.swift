@@ -196,10 +196,11 @@ private enum PageSource: Sendable {
         case .tiff(let bytes, _, let ownOrientation): return LeptonicaImage(bytes, page: index, tiff: true, ownOrientation: ownOrientation)
         case .pdf(let document):
             let images = document.images(ofPage: index)
-            let bitmap = images.isOneFullPageImage
-                ? document.image(images.largestID, ofPage: index, area: images.largestArea, maxPixels: ScanRecognizer.maxPixels) : nil
-            return (bitmap ?? document.render(page: index, dpi: ScanRecognizer.renderDPI, maxPixels: ScanRecognizer.maxPixels))
-                .flatMap(LeptonicaImage.init)
+            if images.isOneFullPageImage,
+               let image = document.image(images.largestID, ofPage: index, area: images.largestArea, maxPixels: ScanRecognizer.maxPixels) {
+                return image
+            }
+            return document.render(page: index, dpi: ScanRecognizer.renderDPI, maxPixels: ScanRecognizer.maxPixels).flatMap(LeptonicaImage.init)
         }
     }
 }

@@ -56,12 +56,12 @@ public struct ScansAdapter: DeviceAdapter {
 
     /// `doctor`: every `Path=` exists, the languages are installed (else `init` has already
     /// failed, naming the package), the orientation data is (with `Straighten=yes`), and
-    /// libtesseract, leptonica and poppler-glib load.
+    /// libtesseract, leptonica and poppler-glib load, and whether libqpdf does.
     public func doctorChecks() async -> [DoctorCheck] {
         DoctorCheck.paths(watchedPaths)
             + [.ok("Languages=\(languages)", "installed in \(TesseractLanguages.folder)")]
             + (straightens ? [OrientationDetector.dataCheck] : [])
-            + [TesseractEngine.libraryCheck, PDFDocument.libraryCheck]
+            + [TesseractEngine.libraryCheck, PDFDocument.libraryCheck, QPDFDocument.libraryCheck]
     }
 
     public func scan(since anchor: Anchor, into sink: some ItemSink) async throws {

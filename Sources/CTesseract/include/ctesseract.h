@@ -44,6 +44,8 @@ typedef struct {
     int (*pix_wpl)(struct Pix *);
     int (*pix_endian_byte_swap)(struct Pix *);
     int (*pix_set_resolution)(struct Pix *, int, int);
+    struct Pix *(*pix_read_mem_jpeg)(const unsigned char *, size_t, int, int, int *, int);
+    int (*read_header_mem_jpeg)(const unsigned char *, size_t, int *, int *, int *, int *, int *);
 } ctess_api_t;
 
 /// The one table of `ctess`, defined in ctesseract.c: a `static` inside this header would give
@@ -114,7 +116,15 @@ static inline struct Pix *ctess_pix_deskew(struct Pix *pix, float *degrees) {
     float confidence = 0;
     return ctess_api_storage()->pix_deskew(pix, 0, 0, 0, 0, 0, degrees, &confidence);
 }
+/// A PDF image's JPEG stream read as its 8-bit luminance alone, at `dpi`; NULL when it is not a
+/// grey or RGB JPEG of `width` x `height` pixels, or is corrupt.
+struct Pix *ctess_pix_read_jpeg_gray(const unsigned char *data, size_t size, int width, int height, int dpi);
 /// A new 8-bit leptonica image holding `gray` (`width` bytes a row), at `dpi`; NULL on failure.
 struct Pix *ctess_pix_from_gray(const unsigned char *gray, int width, int height, int dpi);
+/// A new 8-bit leptonica image for the caller to write byte by byte: `*rows` is its first row,
+/// `*stride` the bytes from one row to the next. NULL on failure.
+struct Pix *ctess_pix_gray_rows(int width, int height, unsigned char **rows, size_t *stride);
+/// Makes an image from `ctess_pix_gray_rows`, once written, one leptonica reads, at `dpi`.
+void ctess_pix_gray_filled(struct Pix *pix, int width, int height, int dpi);
 
 #endif
