@@ -103,7 +103,7 @@ SAN_ENV = SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=abort_on_error=1:detect_leaks=0
 # Each integration suite, and each module's unit suites together, is one `swift test` process;
 # TEST_WORKERS of them run at once (the suites mostly wait on child processes). It ends with one
 # `N passed, N failed` line over them all.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 4
 RUN_SUITES = python3 tools/run-suites.py --workers $(TEST_WORKERS)
 
 bench: release
