@@ -40,7 +40,7 @@ USER_CONFIG := $(or $(HEARTHLOOM_CONFIG_DIR),$(XDG_CONFIG_HOME),$(HOME)/.config)
 RUN_CONFIG := $(if $(wildcard $(USER_CONFIG)/node.conf $(USER_CONFIG)/adapters.d),$(USER_CONFIG),$(CURDIR)/fixtures/demo)
 RUN_STATE := $(if $(filter $(CURDIR)/fixtures/demo,$(RUN_CONFIG)),$(CURDIR)/.build/demo-state,)
 
-.PHONY: deps build release run test sanitize sanitize-build bench install uninstall clean deb deb-test soak
+.PHONY: deps build release run test sanitize bench install uninstall clean deb deb-test soak
 
 deps:
 	@missing=$$(for p in $(APT_BUILD) $(APT_TEST) $(APT_BENCH); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -81,7 +81,8 @@ test: build release
 # in the ASan runtime), and Swift code has its own always-on overflow, bounds and exclusivity checks.
 UBSAN_C = -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=all
 TSAN_SUITES = GateTests|WatchTests|MPRISTests|GPSDTests|GPSDReceiverTests|GeoClueTests|CaptureTests|EmbeddedNodeTests|TrackedFilesTests|RecurrenceTests|CalendarTests|CalendarAdapterTests|PhotosTests|HealthSampleSpoolTests|HealthStreamingTests
-sanitize: sanitize-build
+sanitize: deps
+	$(SWIFT) build --build-tests --scratch-path .build/asan --sanitize=address $(UBSAN_C)
 	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/asan/debug/hearthloom-ingest $(SAN_ENV) $(RUN_SUITES) --log .build/asan-logs -- \
 		$(SWIFT) test --skip-build --scratch-path .build/asan --sanitize=address $(UBSAN_C) 2>&1 | tee .build/asan.log
 	@# Leaks: whole passes of the ASan binary over the demo config (the suite runs with leak checks
@@ -92,10 +93,6 @@ sanitize: sanitize-build
 	$(SWIFT) build --build-tests --scratch-path .build/tsan --sanitize=thread
 	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/tsan/debug/hearthloom-ingest $(SAN_ENV) $(RUN_SUITES) --log .build/tsan-logs \
 		--filter '$(TSAN_SUITES)' -- $(SWIFT) test --skip-build --scratch-path .build/tsan --sanitize=thread 2>&1 | tee .build/tsan.log
-# The sanitizers' builds alone, so that CI can run them beside `make test`'s suites.
-sanitize-build: deps
-	$(SWIFT) build --build-tests --scratch-path .build/asan --sanitize=address $(UBSAN_C)
-	$(SWIFT) build --build-tests --scratch-path .build/tsan --sanitize=thread
 # Any report fails the run: UBSan would otherwise only print, and a child's report must fail the test that ran it.
 # The sanitizer prints the stack; Swift's own backtracer is off, as it can outlive an aborted child and
 # hold the test's pipes open.
@@ -161,8 +158,7 @@ APT_BENCH += python3-venv
 # target, 2 at a time: under 3 minutes).
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS ?= 2
-.PHONY: fuzz fuzz-build
-fuzz: fuzz-build
-	FUZZ_JOBS=$(FUZZ_JOBS) fuzz/run.sh $(FUZZ_SECONDS)
-fuzz-build: deps
+.PHONY: fuzz
+fuzz: deps
 	SWIFTC=$(dir $(SWIFT))swiftc fuzz/build.sh
+	FUZZ_JOBS=$(FUZZ_JOBS) fuzz/run.sh $(FUZZ_SECONDS)
