@@ -62,6 +62,18 @@ struct PlayLedger {
         return merged
     }
 
+    /// The wall clock stepped by `step` seconds (see `PlayerTimeline.shiftWallTimes`). The key
+    /// start stays: the node already holds the play under it.
+    mutating func shiftWallTimes(by step: Double) {
+        plays = plays.mapValues { merged in
+            var shifted = merged
+            shifted.startedAt += step
+            shifted.endedAt += step
+            shifted.members = merged.members.mapValues { $0 + step }
+            return shifted
+        }
+    }
+
     /// The keys of the merged plays no player can add to any more: each is dropped.
     mutating func prune(among timelines: some Collection<PlayerTimeline>) -> [String] {
         let done = plays.filter { _, merged in

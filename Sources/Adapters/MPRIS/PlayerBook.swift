@@ -11,12 +11,13 @@ struct PlayerBook {
     private(set) var timelines: [String: PlayerTimeline] = [:]
     private var ledger = PlayLedger()
     private var pending = PendingCommit()
+    private var clock: WallClockWatch
 
     static let entryPrefix = "player/"
 
     /// Loads what the anchor holds; an entry that does not decode (an older layout) is dropped.
-    init(anchor: Anchor, rules: PlayRules, filter: PlayerFilter) {
-        self.rules = rules; self.filter = filter
+    init(anchor: Anchor, rules: PlayRules, filter: PlayerFilter, clock: WallClockWatch = WallClockWatch()) {
+        self.rules = rules; self.filter = filter; self.clock = clock
         for (key, data) in anchor.entries {
             if key.hasPrefix(PlayerBook.entryPrefix), let timeline = try? JSONDecoder().decode(PlayerTimeline.self, from: data) {
                 timelines[BusConnection.playerPrefix + timeline.player] = timeline
@@ -28,7 +29,19 @@ struct PlayerBook {
         }
     }
 
-    static var now: Double { Date().timeIntervalSince1970 }
+    /// The wall time now. When the wall clock stepped since the last reading, every time kept
+    /// moves with it first: a play under way keeps the time it really played (issue 30's soak lost
+    /// two plays to an hour's step back), and its dates never run backwards or into the future.
+    mutating func now() -> Double {
+        let (wall, step) = clock.now()
+        guard step != 0 else { return wall }
+        Log.notice("mpris: the wall clock stepped \(step > 0 ? "forward" : "back") by \(Int(abs(step).rounded())) s; plays under way keep their played time")
+        ledger.shiftWallTimes(by: step)
+        for name in timelines.keys { timelines[name]?.shiftWallTimes(by: step) }
+        ledger.plays.forEach { pending.keep(PlayLedger.entryPrefix + $0.key, $0.value) }
+        saveAll()
+        return wall
+    }
 
     /// Looks at every player on the bus now and closes the books of those that are gone.
     /// - Returns: the names looked at, with their unique owners.
@@ -55,8 +68,9 @@ struct PlayerBook {
             forget(name)
             return nil
         }
-        if timelines[name] == nil { timelines[name] = PlayerTimeline(player: BusConnection.shortName(name), identity: snapshot.identity, at: PlayerBook.now) }
-        update(name) { $0.reconcile(with: snapshot, at: PlayerBook.now, rules: $1) }
+        let lookedAt = now()
+        if timelines[name] == nil { timelines[name] = PlayerTimeline(player: BusConnection.shortName(name), identity: snapshot.identity, at: lookedAt) }
+        update(name) { $0.reconcile(with: snapshot, at: lookedAt, rules: $1) }
         return owner
     }
 

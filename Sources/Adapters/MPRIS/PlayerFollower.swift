@@ -54,12 +54,13 @@ final class PlayerFollower {
     private func serve(_ bus: BusConnection) throws(BusError) {
         while !control.isStopping {
             while let signal = try bus.nextSignal() { try handle(signal, bus) }
-            let now = PlayerBook.now
+            let now = book.now()
             let due = book.timelines.filter { ($0.value.nextCheck(rules: book.rules) ?? .infinity) <= now }.map(\.key)
             if !due.isEmpty {
                 for name in due {
                     let position = try BusConnection.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil
-                    book.update(name) { $0.apply(.position(position), at: PlayerBook.now, rules: $1) }
+                    let readAt = book.now()
+                    book.update(name) { $0.apply(.position(position), at: readAt, rules: $1) }
                 }
                 continue                                              // the calls may have queued signals
             }
@@ -77,7 +78,8 @@ final class PlayerFollower {
                   let old = args[1].text, let new = args[2].text else { return }
             if !old.isEmpty {
                 owners.removeValue(forKey: old)
-                book.update(name) { $0.vanish(at: PlayerBook.now, rules: $1) }
+                let goneAt = book.now()
+                book.update(name) { $0.vanish(at: goneAt, rules: $1) }
                 book.forget(name)
             }
             if !new.isEmpty, try book.look(at: name, on: bus) != nil { owners[new] = name }
@@ -93,7 +95,8 @@ final class PlayerFollower {
             try apply(events(from: properties), to: name, bus)
         case "Seeked":
             guard let name = owners[signal.sender], let micros = args.first?.number else { return }
-            book.update(name) { $0.apply(.seeked(to: micros / 1_000_000), at: PlayerBook.now, rules: $1) }
+            let seekedAt = book.now()
+            book.update(name) { $0.apply(.seeked(to: micros / 1_000_000), at: seekedAt, rules: $1) }
         default:
             break
         }
@@ -117,7 +120,7 @@ final class PlayerFollower {
         let needsPosition = events.contains { if case .status(.stopped, _) = $0 { false } else { true } }
         let newTrack = events.contains { if case .track = $0 { true } else { false } }
         let position = needsPosition ? try BusConnection.unlessGone { () throws(BusError) in try bus.position(of: name) } ?? nil : nil
-        let now = PlayerBook.now
+        let now = book.now()
         for event in events {
             let located: PlayerEvent = switch event {
             case .status(let s, _) where s != .stopped && !newTrack: .status(s, position: position)

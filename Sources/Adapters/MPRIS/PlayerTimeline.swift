@@ -181,6 +181,14 @@ struct PlayerTimeline: Codable, Sendable, Equatable {
         return sends
     }
 
+    /// The wall clock stepped by `step` seconds: the times kept move with it, so the time since
+    /// the last look stays what really passed and the play's dates follow today's clock.
+    mutating func shiftWallTimes(by step: Double) {
+        observedAt += step
+        play?.startedAt += step
+        play?.lastPlayingAt += step
+    }
+
     // MARK: - Bookkeeping
 
     /// Moves the books to `now`. With a reported position, its advance counts when it is

@@ -58,10 +58,3 @@ public enum Subprocess {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
-
-/// CLOCK_MONOTONIC in nanoseconds: for deadlines, and for the log line bench/run.sh times captures by.
-func monotonicNanoseconds() -> Int {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec * 1_000_000_000 + ts.tv_nsec
-}
