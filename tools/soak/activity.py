@@ -65,7 +65,7 @@ class Produced:
     def __init__(self):
         self.lock = threading.Lock()
         self.captures, self.photos, self.contacts, self.events, self.plays = set(), set(), set(), set(), set()
-        self.focus_spans = []                   # (monotonic on, monotonic off, real epoch on, offset at on)
+        self.focus_spans = []                   # (monotonic on, monotonic off, real epoch on, offset at on, offset at off)
         self.failed_captures = 0
         self.unfinished_plays = 0
 

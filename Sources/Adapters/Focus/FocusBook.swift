@@ -41,8 +41,10 @@ enum FocusInput: String, Sendable, CaseIterable, Codable {
 struct FocusBook {
     struct Span: Codable, Equatable {
         var mode: FocusMode
-        /// Whole seconds since 1970 (the key is made from it).
+        /// Whole seconds since 1970 (the key is made from it, unless `keyStart` is set).
         var start: Double
+        /// The start the key was made from, when a step of the wall clock has moved `start` since.
+        var keyStart: Double?
         var via: String
         /// Whether it went out open: its end must then go out too.
         var sent = false
@@ -55,11 +57,12 @@ struct FocusBook {
     /// Inputs that are on now.
     private(set) var on: Set<FocusInput> = []
     private var pending = PendingCommit()
+    private var clock: WallClockWatch
 
     static let entryPrefix = "span/"
 
-    init(anchor: Anchor, minSpan: Double) {
-        self.minSpan = minSpan
+    init(anchor: Anchor, minSpan: Double, clock: WallClockWatch = WallClockWatch()) {
+        self.minSpan = minSpan; self.clock = clock
         for (key, data) in anchor.entries {
             if key.hasPrefix(FocusBook.entryPrefix), let span = try? JSONDecoder().decode(Span.self, from: data) {
                 spans[span.mode] = span
@@ -67,6 +70,23 @@ struct FocusBook {
                 pending.drop(key)
             }
         }
+    }
+
+    /// The wall time now. When the wall clock stepped since the last reading (NTP setting a clock
+    /// that was wrong at boot, a user changing the time), the open spans move with it, whole
+    /// seconds at a time, so each keeps its true length and its key.
+    mutating func now() -> Double {
+        let (wall, step) = clock.now()
+        let whole = step.rounded()
+        guard whole != 0 else { return wall }
+        Log.notice("focus: the wall clock stepped \(whole > 0 ? "forward" : "back") by \(Int(abs(whole))) s; open spans keep their length")
+        for mode in spans.keys {
+            spans[mode]!.keyStart = spans[mode]!.keyStart ?? spans[mode]!.start
+            spans[mode]!.start += whole
+            spans[mode]!.seen += whole
+            save(mode)
+        }
+        return wall
     }
 
     /// An input's state as read or signalled at `now`.
@@ -117,8 +137,8 @@ struct FocusBook {
     private mutating func end(_ mode: FocusMode, at time: Double) {
         guard let span = spans.removeValue(forKey: mode) else { return }
         pending.drop(FocusBook.entryPrefix + mode.rawValue)
-        // A wall clock stepped back while it was on (NTP, a manual change) would end it before it
-        // began: it ends where it began, as a play's end does (PlayItem).
+        // A wall clock stepped back while the agent was not looking (between two timer runs) would
+        // end it before it began: it ends where it began, as a play's end does (PlayItem).
         let end = max(time.rounded(.down), span.start)
         if span.sent || end - span.start >= minSpan { pending.send([FocusBook.item(span, end: end)]) }
     }
@@ -133,7 +153,8 @@ struct FocusBook {
     /// docs/node-api.md: `key (mode and start), version, mode, start, end (null while on), via`.
     static func item(_ span: Span, end: Double?) -> Item {
         let start = Date(timeIntervalSince1970: span.start).rfc3339
-        return Item(endpoint: .focus, key: "\(span.mode.rawValue):\(start)",
+        let keyStart = span.keyStart.map { Date(timeIntervalSince1970: $0).rfc3339 } ?? start
+        return Item(endpoint: .focus, key: "\(span.mode.rawValue):\(keyStart)",
                     fields: ["mode": .string(span.mode.rawValue), "start": .string(start), "via": .string(span.via),
                              "end": end.map { .string(Date(timeIntervalSince1970: $0).rfc3339) } ?? .null],
                     keepingNull: ["end"])

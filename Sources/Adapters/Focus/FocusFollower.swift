@@ -12,7 +12,8 @@ final class FocusFollower {
     private let label: String
     private let emit: @Sendable (FollowCommit) -> Void
 
-    /// One bus and when to try it again while it is down.
+    /// One bus and when to try it again while it is down (CLOCK_MONOTONIC seconds: a step of the
+    /// wall clock must not put a retry off by an hour).
     private struct Link {
         var bus: BusConnection?
         var retryAt = 0.0
@@ -29,14 +30,13 @@ final class FocusFollower {
         self.book = book; self.control = control; self.label = label; self.emit = emit
     }
 
-    static var now: Double { Date().timeIntervalSince1970 }
-
     /// One look at both buses, as a timer `run` takes it: spans open from the run before go on or
     /// end, a mode on now opens one (sent once a later look finds it still on past `MinSpan=`).
     func lookOnce() {
         for kind in [BusConnection.Kind.session, .system] { connect(kind, quietly: true) }
         book.closeStale()
-        book.touch(at: FocusFollower.now)
+        let now = book.now()
+        book.touch(at: now)
         flush()
     }
 
@@ -47,7 +47,7 @@ final class FocusFollower {
         flush()
         while !control.isStopping {
             for kind in [BusConnection.Kind.session, .system] {
-                if links[kind]?.bus == nil, FocusFollower.now >= links[kind]!.retryAt { connect(kind) }
+                if links[kind]?.bus == nil, monotonicSeconds() >= links[kind]!.retryAt { connect(kind) }
                 // Read at once what came while connecting: sd-bus queued the signals that arrived
                 // during the survey's calls, and `poll` on the socket would not see them.
                 guard let bus = links[kind]?.bus else { continue }
@@ -55,14 +55,15 @@ final class FocusFollower {
                     while let signal = try bus.nextSignal() { try handle(signal, on: bus) }
                 } catch { drop(kind, error) }
             }
-            book.tick(at: FocusFollower.now)
+            let now = book.now(), sinceStart = monotonicSeconds()
+            book.tick(at: now)
             flush()
-            let now = FocusFollower.now
-            let retries = links.values.filter { $0.bus == nil }.map(\.retryAt)
-            let next = (retries + [book.nextDeadline].compactMap { $0 }).min()
-            control.wait(on: links.values.compactMap(\.bus), timeout: next.map { max(0, $0 - now) })
+            let retries = links.values.filter { $0.bus == nil }.map { $0.retryAt - sinceStart }
+            let next = (retries + [book.nextDeadline.map { $0 - now }].compactMap { $0 }).min()
+            control.wait(on: links.values.compactMap(\.bus), timeout: next.map { max(0, $0) })
         }
-        book.touch(at: FocusFollower.now)
+        let now = book.now()
+        book.touch(at: now)
         flush()
     }
 
@@ -93,7 +94,7 @@ final class FocusFollower {
         }
         link.bus = nil
         link.lost = true
-        link.retryAt = FocusFollower.now + link.backoff.next()
+        link.retryAt = monotonicSeconds() + link.backoff.next()
         links[kind] = link
         if kind == .system { sessionPath = nil }
     }
@@ -117,7 +118,7 @@ final class FocusFollower {
 
     /// Reads the inputs one service gives, at once (it just appeared, or we just connected).
     private func read(_ service: String, on bus: BusConnection) throws(BusError) {
-        let now = FocusFollower.now
+        let now = book.now()
         switch service {
         case BusConnection.Focus.notifications:
             if let on = try bus.notificationsInhibited() { book.set(.notifications, on, at: now) }
@@ -138,7 +139,7 @@ final class FocusFollower {
     }
 
     private func handle(_ signal: BusSignal, on bus: BusConnection) throws(BusError) {
-        let args = signal.arguments, now = FocusFollower.now
+        let args = signal.arguments, now = book.now()
         switch (signal.interface, signal.member) {
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
             // A service that went away keeps its inputs as they were (it may be restarting);

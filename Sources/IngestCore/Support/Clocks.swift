@@ -10,6 +10,9 @@ func monotonicNanoseconds() -> Int {
     return ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
+/// CLOCK_MONOTONIC in seconds: for timers that a step of the wall clock must not move.
+public func monotonicSeconds() -> Double { Double(monotonicNanoseconds()) / 1e9 }
+
 /// The wall clock, read together with CLOCK_BOOTTIME so that a step of the wall clock (NTP
 /// correcting a wrong clock, a user setting the time) is told apart from time passing. Boot time
 /// counts a suspend too, so a laptop waking up is not taken for a step.

@@ -33,6 +33,7 @@ struct FocusBookTests {
         #expect(anchor.isEmpty, "nothing open is kept")
     }
 
+    /// A step `watch` did not see (it happened between two timer runs).
     @Test func aSpanWhoseClockSteppedBackEndsWhereItBegan() {
         var anchor = Anchor()
         var book = FocusBook(anchor: anchor, minSpan: 0)
@@ -42,6 +43,28 @@ struct FocusBookTests {
         let closed = Self.take(&book, into: &anchor)
         #expect(closed.map(\.key) == open.map(\.key))
         #expect(closed.first?.fields["end"] == closed.first?.fields["start"], "not an hour before its start: \(closed)")
+    }
+
+    /// The same step while `watch` looks: the span keeps its key and its true length, and its
+    /// start moves onto the new clock.
+    @Test(arguments: [-3600.0, 3600.0])
+    func aSpanThroughAWatchedClockStepKeepsItsKeyAndLength(step: Double) {
+        let clock = Locked(WallClockWatch.Reading(wall: Self.t0, sinceBoot: 100))
+        var anchor = Anchor()
+        var book = FocusBook(anchor: anchor, minSpan: 0, clock: WallClockWatch { clock.withLock { $0 } })
+        func tick(_ wall: Double, _ sinceBoot: Double) -> Double {
+            clock.withLock { $0 = .init(wall: wall, sinceBoot: sinceBoot) }
+            return book.now()
+        }
+        let on = tick(Self.t0, 100)
+        book.set(.notifications, true, at: on)
+        let open = Self.take(&book, into: &anchor)
+        let off = tick(Self.t0 + 8 + step, 108)
+        book.set(.notifications, false, at: off)
+        let closed = Self.take(&book, into: &anchor)
+        #expect(open.count == 1 && closed.map(\.key) == open.map(\.key))
+        #expect(closed.first?.fields["start"] == .string(Date(timeIntervalSince1970: Self.t0 + step).rfc3339))
+        #expect(closed.first?.fields["end"] == .string(Date(timeIntervalSince1970: Self.t0 + step + 8).rfc3339))
     }
 
     @Test func twoSourcesOfOneModeAreOneSpan_itsViaTheFirst() {
