@@ -12,6 +12,7 @@
  * nothing is parsed: it is the writing any durable queue-then-deliver must do, on one thread.
  * usage: photo-floor DIR [STATEDIR]   (prints files and bytes read, and items delivered) */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdint.h>
@@ -118,6 +119,7 @@ int main(int argc, char **argv) {
     if (argc != 2 && argc != 3) { fprintf(stderr, "usage: photo-floor DIR [STATEDIR]\n"); return 2; }
     sqlite3 *node = 0;
     if (argc == 3) {
+        if (mkdir(argv[2], 0755) != 0 && errno != EEXIST) { perror(argv[2]); return 1; }
         queue = open_db(argv[2], "state.db",
             "CREATE TABLE IF NOT EXISTS outbox(id INTEGER PRIMARY KEY, lane INTEGER NOT NULL, adapter TEXT NOT NULL, key TEXT NOT NULL, "
             "version TEXT, deleted INTEGER NOT NULL DEFAULT 0, body BLOB NOT NULL, enqueued_at REAL NOT NULL); "

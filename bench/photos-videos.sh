@@ -38,7 +38,7 @@ find "$T" -type f -name '*.jpg' -exec cat {} + > /dev/null
 n=$("$BIN" run --json --config-dir "$W/config" --state-dir "$W/state" | python3 -c 'import json,sys; print(sum(a["queued"] for a in json.load(sys.stdin)["adapters"]))')
 echo "check: agent queued $n items; floor: $("$W/floor" "$T")"
 hyperfine -N --runs 2 --export-json "$OUT/photos-videos.json" --prepare "rm -rf $W/state" --prepare "true" --prepare "true" \
-    --prepare "rm -rf $W/floor-state && mkdir $W/floor-state" \
+    --prepare "rm -rf $W/floor-state" \
     -n "hearthloom-ingest run (full scan, queued + delivered to the embedded node)" "$BIN run --config-dir $W/config --state-dir $W/state" \
     -n "exiftool -fast2 -json -r" "exiftool -fast2 -n -json -r -GPSLatitude -GPSLongitude -GPSCoordinates -DateTimeOriginal -CreateDate $T" \
     -n "floor: nftw + open + pread 64 KiB (+ movie box headers and moov) + close (C)" "$W/floor $T" \

@@ -48,7 +48,7 @@ echo "check: agent queued $n items; floor: $("$W/floor" "$A/tree")"
 # hyperfine sends every command's stdout to /dev/null, so exiftool's JSON is not written anywhere.
 hyperfine -N --runs 3 --export-json "$OUT/photos-full.json" \
     --prepare "rm -rf $A/state" --prepare "rm -rf $A/state" --prepare "true" --prepare "true" \
-    --prepare "rm -rf $A/floor-state && mkdir $A/floor-state" \
+    --prepare "rm -rf $A/floor-state" \
     -n "hearthloom-ingest run (full scan, queued + delivered to the embedded node)" "$BIN run --config-dir $A/config --state-dir $A/state" \
     -n "hearthloom-ingest run --dry-run (full scan, items printed as JSON, like exiftool)" "$BIN run --dry-run --config-dir $A/config --state-dir $A/state" \
     -n "exiftool -fast2 -json -r" "exiftool -fast2 -n -json -r -GPSLatitude -GPSLongitude -DateTimeOriginal $A/tree" \
