@@ -299,6 +299,15 @@ class Soak:
         lines.append("PASS" if not self.failures else "FAIL:\n" + "\n".join("  - " + f for f in self.failures))
         return "\n".join(lines)
 
+    def print_log_tails(self, lines=40):
+        """A failed run's folder is gone in CI: the ends of watch's and the node's logs say what they did last."""
+        for name in ("watch.log", "node.log"):
+            path = os.path.join(self.root, name)
+            if os.path.exists(path):
+                with open(path, errors="replace") as f:
+                    tail = f.readlines()[-lines:]
+                print(f"--- the last {len(tail)} lines of {name}\n" + "".join(tail), end="", flush=True)
+
     def teardown(self):
         self.stopping.set()
         if hasattr(self, "watch") and self.watch.proc.poll() is None:
@@ -324,6 +333,8 @@ def main():
         soak.settle()
         soak.verify()
         print(soak.summary(), flush=True)
+        if soak.failures:
+            soak.print_log_tails()
         if args.keep:
             with open(os.path.join(soak.root, "node-items.json"), "w") as f:
                 json.dump(soak.records, f, indent=1)
