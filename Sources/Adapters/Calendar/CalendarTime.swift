@@ -56,26 +56,38 @@ struct CalendarTime: Sendable, Hashable {
     var tzid: String? { if case .zoned(let tzid) = zone { return tzid }; return nil }
 
     /// RFC 3339 as the node takes it: `2025-03-30T10:00:00+02:00`, `…Z`, a bare `2025-03-30`
-    /// for dates, and a wall time without offset for floating times. Written straight into the
-    /// string's storage: a large calendar writes two per occurrence.
+    /// for dates, and a wall time without offset for floating times.
     var rfc3339: String {
-        String(unsafeUninitializedCapacity: 64) { out in     // 64: the longest Int year and offset
-            var n = 0
-            let wall = wall
-            CalendarTime.write(wall.year, 4, out, &n); CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.month, 2, out, &n)
-            CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.day, 2, out, &n)
-            guard !isDate else { return n }
-            CalendarTime.put(UInt8(ascii: "T"), out, &n); CalendarTime.writeClock(wall, separated: true, out, &n)
-            switch zone {
-            case .date, .floating: break
-            case .utc: CalendarTime.put(UInt8(ascii: "Z"), out, &n)
-            case .zoned:
-                let minutes = abs(offset) / 60
-                CalendarTime.put(offset < 0 ? 0x2D : 0x2B, out, &n); CalendarTime.write(minutes / 60, 2, out, &n)
-                CalendarTime.put(0x3A, out, &n); CalendarTime.write(minutes % 60, 2, out, &n)
-            }
-            return n
+        String(unsafeUninitializedCapacity: CalendarTime.rfc3339Capacity, initializingUTF8With: writeRFC3339)
+    }
+
+    /// ``rfc3339``'s bytes appended to `out`, with no `String` between: a large calendar writes
+    /// two per occurrence.
+    func appendRFC3339(to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CalendarTime.rfc3339Capacity) { buffer in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<writeRFC3339(buffer)]))
         }
+    }
+
+    /// The longest Int year and offset.
+    private static let rfc3339Capacity = 64
+
+    private func writeRFC3339(_ out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var n = 0
+        let wall = wall
+        CalendarTime.write(wall.year, 4, out, &n); CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.month, 2, out, &n)
+        CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.day, 2, out, &n)
+        guard !isDate else { return n }
+        CalendarTime.put(UInt8(ascii: "T"), out, &n); CalendarTime.writeClock(wall, separated: true, out, &n)
+        switch zone {
+        case .date, .floating: break
+        case .utc: CalendarTime.put(UInt8(ascii: "Z"), out, &n)
+        case .zoned:
+            let minutes = abs(offset) / 60
+            CalendarTime.put(offset < 0 ? 0x2D : 0x2B, out, &n); CalendarTime.write(minutes / 60, 2, out, &n)
+            CalendarTime.put(0x3A, out, &n); CalendarTime.write(minutes % 60, 2, out, &n)
+        }
+        return n
     }
 
     /// The RECURRENCE-ID form of a key (docs/node-api.md): `YYYYMMDDTHHMMSSZ` in UTC for timed
