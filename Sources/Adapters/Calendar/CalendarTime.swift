@@ -122,6 +122,13 @@ struct CalendarTime: Sendable, Hashable {
 
     /// `value` in decimal, zero-padded to `width` digits (a year is at most 5 digits and a sign).
     private static func write(_ value: Int, _ width: Int, _ out: UnsafeMutableBufferPointer<UInt8>, _ n: inout Int) {
+        if width == 2 && (0..<100).contains(value) || width == 4 && (1000..<10_000).contains(value) {
+            // The usual case (every part of a date in years 1000 to 9999), digit by digit from the end.
+            var v = value
+            for i in (n..<n + width).reversed() { out[i] = UInt8(48 + v % 10); v /= 10 }
+            n += width
+            return
+        }
         if value < 0 { put(0x2D, out, &n) }
         let v = value.magnitude
         var digits = 1, scale: UInt = 1

@@ -20,8 +20,10 @@ public struct ItemTemplate: Sendable {
         /// The shared fields in key order, nulls left out as `Item` leaves them out.
         let shared: [(key: String, value: JSONValue)]
         let varying: [String]
-        /// The body's members and the version's (the same without key and version).
-        let body: [Slot], hashed: [Slot]
+        /// The body's members in key order.
+        let body: [Slot]
+        /// Room for an item's body and its version's object: a buffer that does not grow.
+        let capacity: Int
 
         init(endpoint: Endpoint, shared: [(key: String, value: JSONValue)], varying: [String]) {
             self.endpoint = endpoint; self.shared = shared; self.varying = varying
@@ -46,7 +48,8 @@ public struct ItemTemplate: Sendable {
             }
             if !run.isEmpty { slots.append(.shared(run)) }
             body = slots + next.map(\.slot)
-            hashed = body.filter { if case .key = $0 { false } else if case .version = $0 { false } else { true } }
+            let sharedBytes = body.reduce(0) { if case .shared(let bytes) = $1 { $0 + bytes.count } else { $0 } }
+            capacity = 2 * sharedBytes + 128 * varying.count + 64
         }
 
         /// `"name":`
@@ -101,37 +104,52 @@ public struct ItemTemplate: Sendable {
     }
 
     private func item(key: String, content: Item.Content, writing value: (Int, inout [UInt8]) -> Void) -> Item {
-        // One buffer: the body with a placeholder version, then the version's object after it,
-        // hashed, its digest written over the placeholder, and cut off again.
         var body: [UInt8] = []
-        body.reserveCapacity(640)
-        let versionAt = write(shape.body, into: &body, key: key, value)!
-        let bodyCount = body.count
-        _ = write(shape.hashed, into: &body, key: key, value)
+        body.reserveCapacity(shape.capacity + key.utf8.count)
+        // The body, where each member but key and version is noted: the version's object is
+        // those members copied after the body, hashed, and cut off again.
+        let (versionAt, bodyCount) = withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: shape.body.count) { hashed in
+            var (versionAt, members) = (0, 0)
+            body.append(UInt8(ascii: "{"))
+            for (i, slot) in shape.body.enumerated() {
+                if i > 0 { body.append(UInt8(ascii: ",")) }
+                let start = body.count
+                switch slot {
+                case .shared(let bytes): body.append(contentsOf: bytes)
+                case .varying(let index, let name): body.append(contentsOf: name); value(index, &body)
+                case .key: body.append(contentsOf: "\"key\":".utf8); JSONValue.encodeString(key, into: &body); continue
+                case .version:
+                    body.append(contentsOf: "\"version\":\"".utf8)
+                    versionAt = body.count
+                    body.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: ItemTemplate.versionLength))
+                    body.append(UInt8(ascii: "\"")); continue
+                }
+                hashed[members] = start..<body.count; members += 1
+            }
+            body.append(UInt8(ascii: "}"))
+            let bodyCount = body.count
+            ItemTemplate.appendObject(of: UnsafeBufferPointer(rebasing: hashed[..<members]), to: &body)
+            return (versionAt, bodyCount)
+        }
         let version = Digest.sha256Hex(body[bodyCount...], length: ItemTemplate.versionLength)
         body.removeSubrange(bodyCount...)
         body.replaceSubrange(versionAt..<versionAt + ItemTemplate.versionLength, with: version.utf8)
         return Item(endpoint: shape.endpoint, key: key, version: version, json: body, content: content)
     }
 
-    /// Writes the object of `slots`, the version as placeholder digits; returns where they are.
-    private func write(_ slots: [Slot], into out: inout [UInt8], key: String, _ value: (Int, inout [UInt8]) -> Void) -> Int? {
-        var versionAt: Int?
-        out.append(UInt8(ascii: "{"))
-        for (i, slot) in slots.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            switch slot {
-            case .shared(let bytes): out.append(contentsOf: bytes)
-            case .varying(let index, let name): out.append(contentsOf: name); value(index, &out)
-            case .key: out.append(contentsOf: "\"key\":".utf8); JSONValue.encodeString(key, into: &out)
-            case .version:
-                out.append(contentsOf: "\"version\":\"".utf8)
-                versionAt = out.count
-                out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: ItemTemplate.versionLength))
-                out.append(UInt8(ascii: "\""))
+    /// `{…}` of the members at `ranges` of `bytes`, appended to them.
+    private static func appendObject(of ranges: UnsafeBufferPointer<Range<Int>>, to bytes: inout [UInt8]) {
+        var at = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: ranges.reduce(2 + max(ranges.count - 1, 0)) { $0 + $1.count }))
+        bytes.withUnsafeMutableBufferPointer { out in
+            let base = UnsafeMutableRawPointer(out.baseAddress!)
+            out[at] = UInt8(ascii: "{"); at += 1
+            for (i, range) in ranges.enumerated() {
+                if i > 0 { out[at] = UInt8(ascii: ","); at += 1 }
+                (base + at).copyMemory(from: base + range.lowerBound, byteCount: range.count)
+                at += range.count
             }
+            out[at] = UInt8(ascii: "}")
         }
-        out.append(UInt8(ascii: "}"))
-        return versionAt
     }
 }
