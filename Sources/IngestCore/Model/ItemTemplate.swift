@@ -22,7 +22,7 @@ public struct ItemTemplate: Sendable {
         let varying: [String]
         /// The body's members in key order.
         let body: [Slot]
-        /// Room for an item's body and its version's object: a buffer that does not grow.
+        /// Room for an item's body but its key: a buffer that neither grows nor holds much unused.
         let capacity: Int
 
         init(endpoint: Endpoint, shared: [(key: String, value: JSONValue)], varying: [String]) {
@@ -49,7 +49,7 @@ public struct ItemTemplate: Sendable {
             if !run.isEmpty { slots.append(.shared(run)) }
             body = slots + next.map(\.slot)
             let sharedBytes = body.reduce(0) { if case .shared(let bytes) = $1 { $0 + bytes.count } else { $0 } }
-            capacity = 2 * sharedBytes + 128 * varying.count + 64
+            capacity = sharedBytes + 64 * varying.count + 48
         }
 
         /// `"name":`
@@ -106,9 +106,9 @@ public struct ItemTemplate: Sendable {
     private func item(key: String, content: Item.Content, writing value: (Int, inout [UInt8]) -> Void) -> Item {
         var body: [UInt8] = []
         body.reserveCapacity(shape.capacity + key.utf8.count)
-        // The body, where each member but key and version is noted: the version's object is
-        // those members copied after the body, hashed, and cut off again.
-        let (versionAt, bodyCount) = withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: shape.body.count) { hashed in
+        // The body, where each member but key and version is noted: the version's object is those
+        // members copied into a buffer on the stack, and hashed.
+        let (versionAt, version) = withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: shape.body.count) { hashed in
             var (versionAt, members) = (0, 0)
             body.append(UInt8(ascii: "{"))
             for (i, slot) in shape.body.enumerated() {
@@ -127,29 +127,27 @@ public struct ItemTemplate: Sendable {
                 hashed[members] = start..<body.count; members += 1
             }
             body.append(UInt8(ascii: "}"))
-            let bodyCount = body.count
-            ItemTemplate.appendObject(of: UnsafeBufferPointer(rebasing: hashed[..<members]), to: &body)
-            return (versionAt, bodyCount)
+            return (versionAt, ItemTemplate.versionOfObject(of: UnsafeBufferPointer(rebasing: hashed[..<members]), in: body))
         }
-        let version = Digest.sha256Hex(body[bodyCount...], length: ItemTemplate.versionLength)
-        body.removeSubrange(bodyCount...)
         body.replaceSubrange(versionAt..<versionAt + ItemTemplate.versionLength, with: version.utf8)
         return Item(endpoint: shape.endpoint, key: key, version: version, json: body, content: content)
     }
 
-    /// `{…}` of the members at `ranges` of `bytes`, appended to them.
-    private static func appendObject(of ranges: UnsafeBufferPointer<Range<Int>>, to bytes: inout [UInt8]) {
-        var at = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: ranges.reduce(2 + max(ranges.count - 1, 0)) { $0 + $1.count }))
-        bytes.withUnsafeMutableBufferPointer { out in
-            let base = UnsafeMutableRawPointer(out.baseAddress!)
-            out[at] = UInt8(ascii: "{"); at += 1
-            for (i, range) in ranges.enumerated() {
-                if i > 0 { out[at] = UInt8(ascii: ","); at += 1 }
-                (base + at).copyMemory(from: base + range.lowerBound, byteCount: range.count)
-                at += range.count
+    /// The version of `{…}` of the members at `ranges` of `bytes`.
+    private static func versionOfObject(of ranges: UnsafeBufferPointer<Range<Int>>, in bytes: [UInt8]) -> String {
+        let count = ranges.reduce(2 + max(ranges.count - 1, 0)) { $0 + $1.count }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { object in
+            bytes.withUnsafeBufferPointer { bytes in
+                var at = 0
+                object[at] = UInt8(ascii: "{"); at += 1
+                for (i, range) in ranges.enumerated() {
+                    if i > 0 { object[at] = UInt8(ascii: ","); at += 1 }
+                    (object.baseAddress! + at).initialize(from: bytes.baseAddress! + range.lowerBound, count: range.count)
+                    at += range.count
+                }
+                object[at] = UInt8(ascii: "}")
             }
-            out[at] = UInt8(ascii: "}")
+            return Digest.sha256Hex(UnsafeBufferPointer(object), length: versionLength)
         }
     }
 }
