@@ -122,19 +122,20 @@ struct CalendarTime: Sendable, Hashable {
 
     /// `value` in decimal, zero-padded to `width` digits (a year is at most 5 digits and a sign).
     private static func write(_ value: Int, _ width: Int, _ out: UnsafeMutableBufferPointer<UInt8>, _ n: inout Int) {
-        if width == 2 && (0..<100).contains(value) || width == 4 && (1000..<10_000).contains(value) {
-            // The usual case (every part of a date in years 1000 to 9999), digit by digit from the end.
-            var v = value
-            for i in (n..<n + width).reversed() { out[i] = UInt8(48 + v % 10); v /= 10 }
-            n += width
-            return
-        }
+        // The usual cases (every part of a date in years 1000 to 9999), without a loop.
+        if width == 2 && (0..<100).contains(value) { writeTwoDigits(value, out, &n); return }
+        if width == 4 && (1000..<10_000).contains(value) { writeTwoDigits(value / 100, out, &n); writeTwoDigits(value % 100, out, &n); return }
         if value < 0 { put(0x2D, out, &n) }
         let v = value.magnitude
         var digits = 1, scale: UInt = 1
         while v / scale >= 10 { scale *= 10; digits += 1 }
         for _ in digits..<max(digits, width) { put(48, out, &n) }
         while scale > 0 { put(UInt8(48 + v / scale % 10), out, &n); scale /= 10 }
+    }
+
+    @inline(__always)
+    private static func writeTwoDigits(_ value: Int, _ out: UnsafeMutableBufferPointer<UInt8>, _ n: inout Int) {
+        out[n] = UInt8(48 + value / 10); out[n + 1] = UInt8(48 + value % 10); n += 2
     }
 
     /// `HH:MM:SS`, or `HHMMSS` unseparated.
