@@ -71,22 +71,24 @@ struct CalendarItems: Sendable {
         var instant: Int64
     }
 
-    /// Every field of an event's item but `start` and `end`; `start` tells how its times are written.
-    fileprivate func sharedFields(_ c: CalendarComponent, start: CalendarTime, recurring: Bool) -> [String: JSONValue] {
-        [
-            "uid": .string(c.uid),
-            "title": .string(c.title ?? ""),
-            "all_day": .bool(start.isDate),
+    /// Every field of an event's item but `start` and `end`, in key order and none `null` (a
+    /// template's shared fields); `start` tells how its times are written.
+    fileprivate func sharedFields(_ c: CalendarComponent, start: CalendarTime, recurring: Bool) -> [(key: String, value: JSONValue)] {
+        let fields: [(key: String, value: JSONValue)] = [
+            ("all_day", .bool(start.isDate)),
+            ("attendees", .array(c.attendees.map { person($0, withRole: true) })),
+            ("calendar", .string(collection)),
+            ("location", JSONValue(c.location)),
+            ("organizer", c.organizer.map { person($0, withRole: false) } ?? .null),
+            ("recurring", .bool(recurring)),
+            ("status", JSONValue(c.status)),
             // A wall time with no zone at all says so (docs/node-api.md, Conventions).
-            "time_floating": start.isFloating ? .bool(true) : .null,
-            "tzid": JSONValue(start.tzid),
-            "location": JSONValue(c.location),
-            "status": JSONValue(c.status),
-            "organizer": c.organizer.map { person($0, withRole: false) } ?? .null,
-            "attendees": .array(c.attendees.map { person($0, withRole: true) }),
-            "recurring": .bool(recurring),
-            "calendar": .string(collection),
+            ("time_floating", start.isFloating ? .bool(true) : .null),
+            ("title", .string(c.title ?? "")),
+            ("tzid", JSONValue(start.tzid)),
+            ("uid", .string(c.uid)),
         ]
+        return fields.filter { $0.value != .null }
     }
 
     private func reminder(_ c: CalendarComponent) -> Item {
@@ -159,7 +161,7 @@ private struct EventPlan: Sendable {
             let fields = Int(p.fields)
             let template = templates[p.fields] ?? {
                 let recurring = components[fields].series != nil || components[fields].recurrenceID != nil
-                let made = ItemTemplate(endpoint: .calendar, shared: items.sharedFields(components[fields], start: zones[fields]!, recurring: recurring),
+                let made = ItemTemplate(endpoint: .calendar, sortedShared: items.sharedFields(components[fields], start: zones[fields]!, recurring: recurring),
                                         varying: ["end", "start"])
                 templates[p.fields] = made
                 return made
@@ -174,7 +176,7 @@ private struct EventPlan: Sendable {
                 (start, end) = (components[fields].start!, components[fields].end!)
                 key = components[fields].recurrenceID.map { $0.occurrenceKey(uid: components[fields].uid) } ?? components[fields].uid
             }
-            return template.item(key: key, [.string(end.rfc3339), .string(start.rfc3339)])
+            return template.item(key: key) { index, out in (index == 0 ? end : start).appendRFC3339(to: &out) }
         }
     }
 }

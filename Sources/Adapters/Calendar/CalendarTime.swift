@@ -56,26 +56,38 @@ struct CalendarTime: Sendable, Hashable {
     var tzid: String? { if case .zoned(let tzid) = zone { return tzid }; return nil }
 
     /// RFC 3339 as the node takes it: `2025-03-30T10:00:00+02:00`, `…Z`, a bare `2025-03-30`
-    /// for dates, and a wall time without offset for floating times. Written straight into the
-    /// string's storage: a large calendar writes two per occurrence.
+    /// for dates, and a wall time without offset for floating times.
     var rfc3339: String {
-        String(unsafeUninitializedCapacity: 64) { out in     // 64: the longest Int year and offset
-            var n = 0
-            let wall = wall
-            CalendarTime.write(wall.year, 4, out, &n); CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.month, 2, out, &n)
-            CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.day, 2, out, &n)
-            guard !isDate else { return n }
-            CalendarTime.put(UInt8(ascii: "T"), out, &n); CalendarTime.writeClock(wall, separated: true, out, &n)
-            switch zone {
-            case .date, .floating: break
-            case .utc: CalendarTime.put(UInt8(ascii: "Z"), out, &n)
-            case .zoned:
-                let minutes = abs(offset) / 60
-                CalendarTime.put(offset < 0 ? 0x2D : 0x2B, out, &n); CalendarTime.write(minutes / 60, 2, out, &n)
-                CalendarTime.put(0x3A, out, &n); CalendarTime.write(minutes % 60, 2, out, &n)
-            }
-            return n
+        String(unsafeUninitializedCapacity: CalendarTime.rfc3339Capacity, initializingUTF8With: writeRFC3339)
+    }
+
+    /// ``rfc3339``'s bytes appended to `out`, with no `String` between: a large calendar writes
+    /// two per occurrence.
+    func appendRFC3339(to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CalendarTime.rfc3339Capacity) { buffer in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<writeRFC3339(buffer)]))
         }
+    }
+
+    /// The longest Int year and offset.
+    private static let rfc3339Capacity = 64
+
+    private func writeRFC3339(_ out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var n = 0
+        let wall = wall
+        CalendarTime.write(wall.year, 4, out, &n); CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.month, 2, out, &n)
+        CalendarTime.put(0x2D, out, &n); CalendarTime.write(wall.day, 2, out, &n)
+        guard !isDate else { return n }
+        CalendarTime.put(UInt8(ascii: "T"), out, &n); CalendarTime.writeClock(wall, separated: true, out, &n)
+        switch zone {
+        case .date, .floating: break
+        case .utc: CalendarTime.put(UInt8(ascii: "Z"), out, &n)
+        case .zoned:
+            let minutes = abs(offset) / 60
+            CalendarTime.put(offset < 0 ? 0x2D : 0x2B, out, &n); CalendarTime.write(minutes / 60, 2, out, &n)
+            CalendarTime.put(0x3A, out, &n); CalendarTime.write(minutes % 60, 2, out, &n)
+        }
+        return n
     }
 
     /// The RECURRENCE-ID form of a key (docs/node-api.md): `YYYYMMDDTHHMMSSZ` in UTC for timed
@@ -110,12 +122,20 @@ struct CalendarTime: Sendable, Hashable {
 
     /// `value` in decimal, zero-padded to `width` digits (a year is at most 5 digits and a sign).
     private static func write(_ value: Int, _ width: Int, _ out: UnsafeMutableBufferPointer<UInt8>, _ n: inout Int) {
+        // The usual cases (every part of a date in years 1000 to 9999), without a loop.
+        if width == 2 && (0..<100).contains(value) { writeTwoDigits(value, out, &n); return }
+        if width == 4 && (1000..<10_000).contains(value) { writeTwoDigits(value / 100, out, &n); writeTwoDigits(value % 100, out, &n); return }
         if value < 0 { put(0x2D, out, &n) }
         let v = value.magnitude
         var digits = 1, scale: UInt = 1
         while v / scale >= 10 { scale *= 10; digits += 1 }
         for _ in digits..<max(digits, width) { put(48, out, &n) }
         while scale > 0 { put(UInt8(48 + v / scale % 10), out, &n); scale /= 10 }
+    }
+
+    @inline(__always)
+    private static func writeTwoDigits(_ value: Int, _ out: UnsafeMutableBufferPointer<UInt8>, _ n: inout Int) {
+        out[n] = UInt8(48 + value / 10); out[n + 1] = UInt8(48 + value % 10); n += 2
     }
 
     /// `HH:MM:SS`, or `HHMMSS` unseparated.

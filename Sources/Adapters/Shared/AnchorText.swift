@@ -2,7 +2,9 @@
 /// characters that would break a line: tab as `%09`, newline as `%0A`, and `%` itself as `%25`.
 enum AnchorText {
     static func escape(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x25 }) else { return name }      // tab, newline, %
+        let special = { (byte: UInt8) in byte == 0x09 || byte == 0x0A || byte == 0x25 }       // tab, newline, %
+        // A native string's bytes scanned in place (every key of a file passes here).
+        guard name.utf8.withContiguousStorageIfAvailable({ $0.contains(where: special) }) ?? name.utf8.contains(where: special) else { return name }
         return name.replacing("%", with: "%25").replacing("\t", with: "%09").replacing("\n", with: "%0A")
     }
 

@@ -17,6 +17,8 @@ public struct Item: Sendable, Hashable {
     enum Content: Sendable {
         case fields([String: JSONValue])
         case template(ItemTemplate.Shape, [JSONValue])
+        /// An ``ItemTemplate``'s item whose varying fields are strings, read back from the body.
+        case templateBody(ItemTemplate.Shape)
         case sorted([(key: String, value: JSONValue)])
     }
 
@@ -25,8 +27,13 @@ public struct Item: Sendable, Hashable {
         switch content {
         case .fields(let fields): return fields
         case .template(let shape, let values):
-            var fields = shape.shared
+            var fields = Dictionary(uniqueKeysWithValues: shape.shared)
             for (name, value) in zip(shape.varying, values) { fields[name] = value }
+            return fields
+        case .templateBody(let shape):
+            var fields = Dictionary(uniqueKeysWithValues: shape.shared)
+            let body = JSONValue.parse(json)
+            for name in shape.varying { fields[name] = body?[name] }
             return fields
         case .sorted(let members): return Dictionary(uniqueKeysWithValues: members)
         }

@@ -156,16 +156,21 @@ extension JSONValue {
     }
 
     static func encodeString(_ s: String, into out: inout [UInt8]) {
+        // A native string's bytes are contiguous: scanned and copied whole, not byte by byte.
+        if let done = s.utf8.withContiguousStorageIfAvailable({ encodeString(bytes: $0, into: &out) }) { return done }
+        encodeString(bytes: Array(s.utf8), into: &out)
+    }
+
+    /// `bytes`, valid UTF-8, as a JSON string.
+    static func encodeString(bytes: some Collection<UInt8>, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them whole.
-        var plain = true
-        for byte in s.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { plain = false; break }
-        if plain {
-            out.append(contentsOf: s.utf8)
+        guard bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
+            out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
             return
         }
-        for byte in s.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
             case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])

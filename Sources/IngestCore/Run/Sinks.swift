@@ -54,12 +54,14 @@ final class ScanSink: RecordSink {
 
     /// `{"adapter": …, "endpoint": …, "source": …, "item": {…}}` per item, one per line.
     private func previewLines(_ items: [Item]) -> String {
+        var head: [UInt8] = Array("{\"adapter\":".utf8), source: [UInt8] = Array(",\"source\":".utf8)
+        JSONValue.encodeString(adapter, into: &head); head.append(contentsOf: ",\"endpoint\":".utf8)
+        JSONValue.encodeString(self.source, into: &source); source.append(contentsOf: ",\"item\":".utf8)
         var out: [UInt8] = []
+        out.reserveCapacity(items.reduce(0) { $0 + $1.json.count + head.count + source.count + 32 })
         for item in items {
-            out.append(contentsOf: "{\"adapter\":".utf8); JSONValue.encodeString(adapter, into: &out)
-            out.append(contentsOf: ",\"endpoint\":".utf8); JSONValue.encodeString(item.endpoint.rawValue, into: &out)
-            out.append(contentsOf: ",\"source\":".utf8); JSONValue.encodeString(source, into: &out)
-            out.append(contentsOf: ",\"item\":".utf8); out.append(contentsOf: item.json)
+            out.append(contentsOf: head); JSONValue.encodeString(item.endpoint.rawValue, into: &out)
+            out.append(contentsOf: source); out.append(contentsOf: item.json)
             out.append(contentsOf: "}\n".utf8)
         }
         return String(decoding: out, as: UTF8.self)

@@ -3,31 +3,41 @@ import CCrypto
 /// SHA-256 from OpenSSL's libcrypto, for stable keys, versions and content hashes.
 public enum Digest {
     public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        let ok = bytes.withContiguousStorageIfAvailable { buf in ccrypto_sha256(buf.baseAddress, buf.count, &out) }
-            ?? Array(bytes).withUnsafeBufferPointer { buf in ccrypto_sha256(buf.baseAddress, buf.count, &out) }
-        // Fails only without libcrypto.so.3 (a dependency of libcurl) or on allocation failure.
-        precondition(ok == 1, "SHA-256 is unavailable: install libssl3")
-        return out
+        withSHA256(bytes) { Array($0) }
     }
 
     /// Lower-case hex of the digest, cut to `length` characters (at most 64).
     public static func sha256Hex(_ bytes: some Collection<UInt8>, length: Int = 64) -> String {
-        hex(sha256(bytes), length: length)
+        withSHA256(bytes) { hex($0, length: length) }
     }
 
     public static func sha256Hex(_ string: String, length: Int = 64) -> String {
         sha256Hex(Array(string.utf8), length: length)
     }
 
-    public static func hex(_ bytes: some Sequence<UInt8>, length: Int = .max) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(min(length, 64))
-        for b in bytes {
-            out.append(hexDigits[Int(b >> 4)]); out.append(hexDigits[Int(b & 0xF)])
-            if out.count >= length { break }
+    /// `body` of the digest, held on the stack: a version per item costs no allocation for it.
+    private static func withSHA256<T>(_ bytes: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digest) { out in
+            let out = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let ok = bytes.withContiguousStorageIfAvailable { buf in ccrypto_sha256(buf.baseAddress, buf.count, out) }
+                ?? Array(bytes).withUnsafeBufferPointer { buf in ccrypto_sha256(buf.baseAddress, buf.count, out) }
+            // Fails only without libcrypto.so.3 (a dependency of libcurl) or on allocation failure.
+            precondition(ok == 1, "SHA-256 is unavailable: install libssl3")
         }
-        return String(decoding: out.prefix(length), as: UTF8.self)
+        return withUnsafeBytes(of: digest, body)
+    }
+
+    public static func hex(_ bytes: some Collection<UInt8>, length: Int = .max) -> String {
+        let count = min(length, 2 * bytes.count)
+        return String(unsafeUninitializedCapacity: count) { out in
+            var n = 0
+            for b in bytes where n < count {
+                out[n] = hexDigits[Int(b >> 4)]; n += 1
+                if n < count { out[n] = hexDigits[Int(b & 0xF)]; n += 1 }
+            }
+            return n
+        }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
