@@ -132,10 +132,10 @@ struct PhotosTests {
     @Test func badFilesAreSkippedWithOneLineEachAndTheRunGoesOn() throws {
         let (agent, library, _) = try librarySandbox(extraConfig: "Exclude=*/excluded/*\n")
         let fm = FileManager.default
-        fm.createFile(atPath: library + "/empty.jpg", contents: Data())
-        fm.createFile(atPath: library + "/notes.jpg", contents: Data("just some text, not a photo".utf8))
+        #expect(fm.createFile(atPath: library + "/empty.jpg", contents: Data()))
+        #expect(fm.createFile(atPath: library + "/notes.jpg", contents: Data("just some text, not a photo".utf8)))
         let whole = try Data(contentsOf: URL(fileURLWithPath: library + "/exif.jpg"))
-        fm.createFile(atPath: library + "/cut.jpg", contents: whole.prefix(40))
+        #expect(fm.createFile(atPath: library + "/cut.jpg", contents: whole.prefix(40)))
         try fm.createDirectory(atPath: library + "/excluded", withIntermediateDirectories: true)
         try fm.copyItem(atPath: library + "/exif.jpg", toPath: library + "/excluded/skip-me.jpg")
         let r = try agent.run(["run", "--dry-run"])

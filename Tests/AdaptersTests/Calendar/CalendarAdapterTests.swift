@@ -130,7 +130,7 @@ struct CalendarAdapterTests {
 
     @Test func aFileOverTheSizeLimitIsSkippedWithoutReadingIt() async throws {
         let path = root + "/huge.ics"
-        FileManager.default.createFile(atPath: path, contents: Data("BEGIN:VCALENDAR\r\n".utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("BEGIN:VCALENDAR\r\n".utf8)))
         #expect(truncate(path, 65 << 20) == 0)                // sparse: 65 MiB without writing them
         let sink = try await scan(try adapter("Path=\(path)\n"), now: "2025-01-01T00:00:00Z")
         #expect(sink.items.isEmpty)

@@ -29,7 +29,7 @@ struct HistoryParserTests {
 
     static func read(bytes: [UInt8]) throws -> (HistoryFormat?, HistoryBatch, FileReadError?) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("lh-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try read(FileByteStream(path: path))
     }

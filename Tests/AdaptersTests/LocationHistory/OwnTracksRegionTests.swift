@@ -9,7 +9,7 @@ struct OwnTracksRegionTests {
     /// Everything a `.rec` holds: points, region events, regions, and the unreadable line count.
     static func read(_ text: String) throws -> HistoryBatch {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ot-\(UUID().uuidString).rec").path
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         var parser = OwnTracksRecorder(BlockReader(try FileByteStream(path: path)))
         var batch = HistoryBatch(), all = HistoryBatch()
