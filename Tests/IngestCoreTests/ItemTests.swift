@@ -55,4 +55,17 @@ struct ItemTemplateTests {
         let withNull = template.item(key: "k", [.null, "2025-01-01"])
         #expect(withNull.fields["end"] == nil && withNull == Item(endpoint: .calendar, key: "k", fields: shared.merging(["start": "2025-01-01"]) { a, _ in a }))
     }
+
+    /// What the calendar makes: shared fields in key order, start and end written as bytes.
+    @Test func aTemplatesWrittenStringsItemIsTheItemOfAllItsFields() {
+        let shared: [(key: String, value: JSONValue)] = [("all_day", false), ("title", "Team \"sync\""), ("uid", "u")]
+        let template = ItemTemplate(endpoint: .calendar, sortedShared: shared, varying: ["end", "start"])
+        let times = ["2025-01-01T10:00:00+01:00", "2025-01-01T09:00:00+01:00"]
+        let made = template.item(key: "u/1") { index, out in out.append(contentsOf: times[index].utf8) }
+        var fields = Dictionary(uniqueKeysWithValues: shared)
+        fields["end"] = .string(times[0]); fields["start"] = .string(times[1])
+        let plain = Item(endpoint: .calendar, key: "u/1", fields: fields)
+        #expect(String(decoding: made.json, as: UTF8.self) == String(decoding: plain.json, as: UTF8.self))
+        #expect(made.version == plain.version && made.fields == plain.fields && made == plain)
+    }
 }

@@ -80,10 +80,11 @@ struct FocusBook {
         let whole = step.rounded()
         guard whole != 0 else { return wall }
         Log.notice("focus: the wall clock stepped \(whole > 0 ? "forward" : "back") by \(Int(abs(whole))) s; open spans keep their length")
-        for mode in spans.keys {
-            spans[mode]!.keyStart = spans[mode]!.keyStart ?? spans[mode]!.start
-            spans[mode]!.start += whole
-            spans[mode]!.seen += whole
+        for (mode, var span) in spans {
+            span.keyStart = span.keyStart ?? span.start
+            span.start += whole
+            span.seen += whole
+            spans[mode] = span
             save(mode)
         }
         return wall

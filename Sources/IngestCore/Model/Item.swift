@@ -13,12 +13,10 @@ public struct Item: Sendable, Hashable {
     private let content: Content
 
     /// What the body was made from, for `fields`: the fields themselves, or an ``ItemTemplate``'s
-    /// shared fields and the item's own values (no dictionary per item).
+    /// shape, whose varying fields are read back from the body (no dictionary or values kept per item).
     enum Content: Sendable {
         case fields([String: JSONValue])
-        case template(ItemTemplate.Shape, [JSONValue])
-        /// An ``ItemTemplate``'s item whose varying fields are strings, read back from the body.
-        case templateBody(ItemTemplate.Shape)
+        case template(ItemTemplate.Shape)
         case sorted([(key: String, value: JSONValue)])
     }
 
@@ -26,11 +24,7 @@ public struct Item: Sendable, Hashable {
     public var fields: [String: JSONValue] {
         switch content {
         case .fields(let fields): return fields
-        case .template(let shape, let values):
-            var fields = Dictionary(uniqueKeysWithValues: shape.shared)
-            for (name, value) in zip(shape.varying, values) { fields[name] = value }
-            return fields
-        case .templateBody(let shape):
+        case .template(let shape):
             var fields = Dictionary(uniqueKeysWithValues: shape.shared)
             let body = JSONValue.parse(json)
             for name in shape.varying { fields[name] = body?[name] }

@@ -89,21 +89,22 @@ public struct ItemTemplate: Sendable {
             for (name, value) in zip(shape.varying, values) { fields[name] = value }
             return Item(endpoint: shape.endpoint, key: key, fields: fields)
         }
-        return item(key: key, content: .template(shape, values)) { index, out in values[index].encode(into: &out) }
+        return assemble(key: key) { index, out in values[index].encode(into: &out) }
     }
 
     /// The item whose varying fields are strings that need no JSON escape, `write(index, &out)`
     /// appending the bytes of the one at `index`: no `String` made per value (a calendar's
     /// start and end of every occurrence).
     public func item(key: String, writingStrings write: (Int, inout [UInt8]) -> Void) -> Item {
-        item(key: key, content: .templateBody(shape)) { index, out in
+        assemble(key: key) { index, out in
             out.append(UInt8(ascii: "\""))
             write(index, &out)
             out.append(UInt8(ascii: "\""))
         }
     }
 
-    private func item(key: String, content: Item.Content, writing value: (Int, inout [UInt8]) -> Void) -> Item {
+    /// The body, each varying value written by `value(index, &out)`, and its version.
+    private func assemble(key: String, writing value: (Int, inout [UInt8]) -> Void) -> Item {
         var body: [UInt8] = []
         body.reserveCapacity(shape.capacity + key.utf8.count)
         // The body, where each member but key and version is noted: the version's object is those
@@ -130,7 +131,7 @@ public struct ItemTemplate: Sendable {
             return (versionAt, ItemTemplate.versionOfObject(of: UnsafeBufferPointer(rebasing: hashed[..<members]), in: body))
         }
         body.replaceSubrange(versionAt..<versionAt + ItemTemplate.versionLength, with: version.utf8)
-        return Item(endpoint: shape.endpoint, key: key, version: version, json: body, content: content)
+        return Item(endpoint: shape.endpoint, key: key, version: version, json: body, content: .template(shape))
     }
 
     /// The version of `{…}` of the members at `ranges` of `bytes`.
