@@ -55,10 +55,10 @@ final class FocusFollower {
                     while let signal = try bus.nextSignal() { try handle(signal, on: bus) }
                 } catch { drop(kind, error) }
             }
-            let now = book.now(), sinceStart = monotonicSeconds()
+            let now = book.now(), monotonicNow = monotonicSeconds()
             book.tick(at: now)
             flush()
-            let retries = links.values.filter { $0.bus == nil }.map { $0.retryAt - sinceStart }
+            let retries = links.values.filter { $0.bus == nil }.map { $0.retryAt - monotonicNow }
             let next = (retries + [book.nextDeadline.map { $0 - now }].compactMap { $0 }).min()
             control.wait(on: links.values.compactMap(\.bus), timeout: next.map { max(0, $0) })
         }
