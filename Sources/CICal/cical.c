@@ -22,6 +22,8 @@ static void cical_load_once(void) {
         & CICAL_SYM(h, property_isa, "icalproperty_isa") & CICAL_SYM(h, property_value, "icalproperty_get_value_as_string")
         & CICAL_SYM(h, property_x_name, "icalproperty_get_x_name")
         & CICAL_SYM(h, property_parameter, "icalproperty_get_parameter_as_string")
+        & CICAL_SYM(h, first_parameter, "icalproperty_get_first_parameter")
+        & CICAL_SYM(h, parameter_xvalue, "icalparameter_get_xvalue")
         & CICAL_SYM(h, property_rrule, "icalproperty_get_rrule") & CICAL_SYM(h, property_rdate, "icalproperty_get_rdate")
         & CICAL_SYM(h, property_datetime, "icalproperty_get_datetime_with_component")
         & CICAL_SYM(h, property_priority, "icalproperty_get_priority") & CICAL_SYM(h, recur_new, "icalrecur_iterator_new")
@@ -30,7 +32,7 @@ static void cical_load_once(void) {
         & CICAL_SYM(h, builtin_timezone, "icaltimezone_get_builtin_timezone")
         & CICAL_SYM(h, zone_component, "icaltimezone_get_component")
         & CICAL_SYM(h, utc_timezone, "icaltimezone_get_utc_timezone") & CICAL_SYM(h, as_timet, "icaltime_as_timet_with_zone")
-        & CICAL_SYM(h, from_timet, "icaltime_from_timet_with_zone");
+        & CICAL_SYM(h, utc_offset_of_utc, "icaltimezone_get_utc_offset_of_utc_time");
     if (!ok) return;
     a->errors_are_fatal(0);       // a bad value must become an X-LIC-ERROR property, never an abort()
     // The first use of any zone (even UTC, which libical's time conversions ask for) publishes the

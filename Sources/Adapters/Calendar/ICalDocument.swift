@@ -294,7 +294,7 @@ private struct ComponentReader {
         if raw.is_date != 0 { ref = ZoneRef(pointer: nil, zone: .date) }
         else if raw.zone == cical_utc_timezone() { ref = ZoneRef(pointer: nil, zone: .utc) }
         else if let property = property ?? first(kind) {
-            if let tzid = cical_property_parameter(property, "TZID").map({ String(cString: $0) }) {
+            if let tzid = cical_first_parameter(property, ICAL_TZID_PARAMETER).flatMap(cical_parameter_string).map({ String(cString: $0) }) {
                 guard let zone = raw.zone else { throw ComponentProblem("unknown TZID \(tzid)") }
                 let shared = zoneCalendar.flatMap { calendar in tzid.withCString { cical_timezone_of(calendar, $0) } }
                 ref = ZoneRef(pointer: shared ?? zone, zone: .zoned(tzid: tzid))
@@ -326,11 +326,16 @@ private struct ComponentReader {
         return at(instant, pointer, ref.zone)
     }
 
-    /// The wall time and offset of `instant` in a libical zone.
+    /// The wall time and offset of `instant` in a libical zone: the zone's offset then, added to
+    /// the UTC wall time (as libical's own conversion does, without its call to gmtime_r).
     private func at(_ instant: Int64, _ pointer: OpaquePointer, _ zone: CalendarTime.Zone) -> CalendarTime {
-        let local = cical_from_timet(time_t(instant), pointer)
-        let wall = LocalDateTime(year: Int(local.year), month: Int(local.month), day: Int(local.day), hour: Int(local.hour), minute: Int(local.minute), second: Int(local.second))
-        return CalendarTime(wall: wall, zone: zone, instant: instant, offset: Int(CalendarTime.instant(ofWall: wall) - instant))
+        let utc = CalendarTime.utcWall(instant)
+        var time = icaltimetype()
+        time.year = Int32(utc.year); time.month = Int32(utc.month); time.day = Int32(utc.day)
+        time.hour = Int32(utc.hour); time.minute = Int32(utc.minute); time.second = Int32(utc.second)
+        time.zone = cical_utc_timezone()
+        let offset = Int(cical_utc_offset_at(pointer, time))
+        return CalendarTime(wall: CalendarTime.utcWall(instant + Int64(offset)), zone: zone, instant: instant, offset: offset)
     }
 
     // MARK: - Properties and text
@@ -350,13 +355,15 @@ private struct ComponentReader {
         var address = try text(raw, "ATTENDEE")
         if address.lowercased().hasPrefix("mailto:") { address.removeFirst("mailto:".count) }
         guard address.contains("@") else { return nil }
-        func parameter(_ name: String) throws(ComponentProblem) -> String? {
-            guard let value = cical_property_parameter(property, name) else { return nil }
+        func parameter(_ kind: icalparameter_kind, _ name: String) throws(ComponentProblem) -> String? {
+            guard let parameter = cical_first_parameter(property, kind),
+                  let value = cical_parameter_string(parameter) ?? cical_property_parameter(property, name) else { return nil }
             let text = try text(value, name)
             return text.isEmpty ? nil : text
         }
-        return CalendarComponent.Person(name: try parameter("CN"), email: address,
-                                        role: try parameter("ROLE")?.lowercased(), partstat: try parameter("PARTSTAT")?.lowercased())
+        return CalendarComponent.Person(name: try parameter(ICAL_CN_PARAMETER, "CN"), email: address,
+                                        role: try parameter(ICAL_ROLE_PARAMETER, "ROLE")?.lowercased(),
+                                        partstat: try parameter(ICAL_PARTSTAT_PARAMETER, "PARTSTAT")?.lowercased())
     }
 
     /// A C string from libical as Swift text; invalid UTF-8 is a problem, not replaced.

@@ -30,6 +30,8 @@ typedef struct {
     const char *(*property_value)(const icalproperty *);
     const char *(*property_x_name)(icalproperty *);
     const char *(*property_parameter)(icalproperty *, const char *);
+    icalparameter *(*first_parameter)(icalproperty *, icalparameter_kind);
+    const char *(*parameter_xvalue)(icalparameter *);
     struct icalrecurrencetype (*property_rrule)(const icalproperty *);
     struct icaldatetimeperiodtype (*property_rdate)(const icalproperty *);
     struct icaltimetype (*property_datetime)(icalproperty *, icalcomponent *);
@@ -42,7 +44,7 @@ typedef struct {
     icalcomponent *(*zone_component)(icaltimezone *);
     icaltimezone *(*utc_timezone)(void);
     time_t (*as_timet)(const struct icaltimetype, const icaltimezone *);
-    struct icaltimetype (*from_timet)(const time_t, const int, const icaltimezone *);
+    int (*utc_offset_of_utc)(icaltimezone *, struct icaltimetype *, int *);
 } cical_api_t;
 
 /// The one table of `cical`, defined in cical.c: a `static` inside this header would give
@@ -80,7 +82,14 @@ static inline const char *cical_location(icalcomponent *c) { return cical_api_st
 static inline icalproperty_kind cical_property_kind(icalproperty *p) { return cical_api_storage()->property_isa(p); }
 static inline const char *cical_property_value(icalproperty *p) { return cical_api_storage()->property_value(p); }
 static inline const char *cical_property_x_name(icalproperty *p) { return cical_api_storage()->property_x_name(p); }
+/// A parameter's text by name, as libical renders it: slow (it looks the name up, renders,
+/// copies and frees), so only for an enumerated parameter's standard value.
 static inline const char *cical_property_parameter(icalproperty *p, const char *name) { return cical_api_storage()->property_parameter(p, name); }
+/// `p`'s first parameter of `kind`, or NULL.
+static inline icalparameter *cical_first_parameter(icalproperty *p, icalparameter_kind kind) { return cical_api_storage()->first_parameter(p, kind); }
+/// A parameter's own text without a copy: a text parameter's value (TZID, CN), or an enumerated
+/// one's X- or IANA value; NULL for an enumerated parameter's standard value.
+static inline const char *cical_parameter_string(icalparameter *param) { return cical_api_storage()->parameter_xvalue(param); }
 static inline struct icaldatetimeperiodtype cical_property_rdate(icalproperty *p) { return cical_api_storage()->property_rdate(p); }
 static inline int cical_property_priority(icalproperty *p) { return cical_api_storage()->property_priority(p); }
 
@@ -98,6 +107,7 @@ static inline void cical_recur_free(icalrecur_iterator *i) { cical_api_storage()
 static inline icaltimezone *cical_timezone_of(icalcomponent *vcalendar, const char *tzid) { return cical_api_storage()->timezone_of(vcalendar, tzid); }
 static inline icaltimezone *cical_utc_timezone(void) { return cical_api_storage()->utc_timezone(); }
 static inline time_t cical_as_timet(struct icaltimetype t, const icaltimezone *zone) { return cical_api_storage()->as_timet(t, zone); }
-static inline struct icaltimetype cical_from_timet(time_t t, const icaltimezone *zone) { return cical_api_storage()->from_timet(t, 0, zone); }
+/// `zone`'s UTC offset in seconds at the UTC time `utc`.
+static inline int cical_utc_offset_at(icaltimezone *zone, struct icaltimetype utc) { return cical_api_storage()->utc_offset_of_utc(zone, &utc, NULL); }
 
 #endif
