@@ -17,8 +17,16 @@ public struct SQLiteStatement: ~Copyable {
         try check(sqlite3_bind_double(stmt, index, value))
     }
 
+    /// Binds `text`'s UTF-8 in place (SQLite copies it): passing the String itself as a C string
+    /// would copy a short or non-native one to the heap first, for each of the items queued.
     public func bind(_ index: Int32, text: String) throws(SQLiteError) {
-        try check(sqlite3_bind_text(stmt, index, text, -1, csqlite_transient()))
+        var text = text
+        let rc = text.withUTF8 { utf8 in
+            // A null pointer binds NULL, not an empty text.
+            utf8.isEmpty ? sqlite3_bind_text(stmt, index, "", 0, csqlite_transient())
+                         : sqlite3_bind_text(stmt, index, UnsafeRawPointer(utf8.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(utf8.count), csqlite_transient())
+        }
+        try check(rc)
     }
 
     /// Runs the statement once with `blobs` bound in place: each names a parameter and its bytes'
