@@ -333,7 +333,6 @@ private struct ComponentReader {
         var time = icaltimetype()
         time.year = Int32(utc.year); time.month = Int32(utc.month); time.day = Int32(utc.day)
         time.hour = Int32(utc.hour); time.minute = Int32(utc.minute); time.second = Int32(utc.second)
-        time.zone = cical_utc_timezone()
         let offset = Int(cical_utc_offset_at(pointer, time))
         return CalendarTime(wall: CalendarTime.utcWall(instant + Int64(offset)), zone: zone, instant: instant, offset: offset)
     }

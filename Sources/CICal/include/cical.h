@@ -107,7 +107,7 @@ static inline void cical_recur_free(icalrecur_iterator *i) { cical_api_storage()
 static inline icaltimezone *cical_timezone_of(icalcomponent *vcalendar, const char *tzid) { return cical_api_storage()->timezone_of(vcalendar, tzid); }
 static inline icaltimezone *cical_utc_timezone(void) { return cical_api_storage()->utc_timezone(); }
 static inline time_t cical_as_timet(struct icaltimetype t, const icaltimezone *zone) { return cical_api_storage()->as_timet(t, zone); }
-/// `zone`'s UTC offset in seconds at the UTC time `utc`.
+/// `zone`'s UTC offset in seconds at the UTC time `utc` (its fields only; its zone is not read).
 static inline int cical_utc_offset_at(icaltimezone *zone, struct icaltimetype utc) { return cical_api_storage()->utc_offset_of_utc(zone, &utc, NULL); }
 
 #endif
