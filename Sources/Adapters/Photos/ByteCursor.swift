@@ -30,11 +30,10 @@ struct ByteCursor {
         position += count
     }
 
-    mutating func fourCC() throws(PhotoReadError) -> String {
+    mutating func fourCC() throws(PhotoReadError) -> FourCC {
         try need(4)
         defer { position += 4 }
-        let start = bytes.startIndex + position
-        return Adapters.fourCC(bytes[start..<(start + 4)])
+        return FourCC(bytes[(bytes.startIndex + position)...])
     }
 
     /// `count` bytes as UTF-8 text (a `keys` entry's name, which has no terminator).

@@ -23,10 +23,29 @@ enum ByteOrder: Sendable {
     }
 }
 
-/// A four-character code (box type, chunk type, brand) as text, with unprintable
-/// bytes shown as "?" so that a corrupt file cannot put control characters in an error.
-func fourCC(_ bytes: ArraySlice<UInt8>) -> String {
-    String(String.UnicodeScalarView(bytes.map { (0x20...0x7E).contains($0) ? Unicode.Scalar($0) : "?" }))
+/// A four-character code (box type, chunk type, brand): its four bytes as one big-endian number,
+/// compared as that, and made text only for a message, with unprintable bytes shown as "?" so
+/// that a corrupt file cannot put control characters in an error.
+struct FourCC: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    let code: UInt32
+
+    init(code: UInt32) { self.code = code }
+
+    /// The four bytes at the start of `bytes` (which has at least four).
+    init(_ bytes: ArraySlice<UInt8>) { code = UInt32(ByteOrder.big.u32(bytes, at: 0)) }
+
+    /// A code spelled in four ASCII characters, as the specs name them (`"moov"`).
+    init(stringLiteral text: StaticString) {
+        precondition(text.utf8CodeUnitCount == 4, "a four-character code has four ASCII characters")
+        code = text.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
+    }
+
+    var description: String {
+        String(String.UnicodeScalarView((0..<4).reversed().map { shift -> Unicode.Scalar in
+            let byte = UInt8(truncatingIfNeeded: code >> (8 * shift))
+            return (0x20...0x7E).contains(byte) ? Unicode.Scalar(byte) : "?"
+        }))
+    }
 }
 
 extension StringProtocol {

@@ -83,17 +83,35 @@ struct ByteRange: ByteSource {
     private let base: any ByteSource
     private let start: Int
     let count: Int
-    let name: String
+    /// What the window is: a box's type is made text only for a message.
+    private let label: Label
+    private enum Label { case named(String), box(FourCC) }
+
+    var name: String {
+        switch label {
+        case .named(let name): name
+        case .box(let type): "the '\(type)' box"
+        }
+    }
 
     /// Throws when the window does not fit inside `base`, naming both.
     init(_ base: any ByteSource, start: Int, count: Int, name: String) throws(PhotoReadError) {
-        guard start >= 0, count >= 0, start <= base.count, count <= base.count - start else {
-            throw PhotoReadError("\(name) at offset \(start.hex) (\(count) bytes) runs past the end of \(base.name) (size \(base.count))")
-        }
+        try self.init(base, start: start, count: count, label: .named(name))
+    }
+
+    /// A box's content, named by the box's type.
+    init(_ base: any ByteSource, start: Int, count: Int, box: FourCC) throws(PhotoReadError) {
+        try self.init(base, start: start, count: count, label: .box(box))
+    }
+
+    private init(_ base: any ByteSource, start: Int, count: Int, label: Label) throws(PhotoReadError) {
         self.base = base
         self.start = start
         self.count = count
-        self.name = name
+        self.label = label
+        guard start >= 0, count >= 0, start <= base.count, count <= base.count - start else {
+            throw PhotoReadError("\(name) at offset \(start.hex) (\(count) bytes) runs past the end of \(base.name) (size \(base.count))")
+        }
     }
 
     func bytes(at offset: Int, count: Int) throws(PhotoReadError) -> ArraySlice<UInt8> {

@@ -6,7 +6,7 @@
 /// inside the `idat` box (method 1). Only those boxes are read; `mdat` is skipped.
 enum ISOBMFFReader {
     /// Brands (major or compatible) that mark a still image in the HEIF family.
-    private static let imageBrands: Set<String> = [
+    private static let imageBrands: Set<FourCC> = [
         "mif1", "mif2", "msf1", "miaf", "heic", "heix", "heim", "heis", "hevc", "hevx", "heif",
         "avif", "avis", "avio", "MiHA", "MiHB", "MiHE",
     ]
@@ -18,19 +18,19 @@ enum ISOBMFFReader {
     private static let maxJoinedItemSize = 2 << 20
 
     /// The brands listed in the leading `ftyp` box of `head`.
-    static func brands(inHead head: [UInt8]) -> [String] {
+    static func brands(inHead head: [UInt8]) -> [FourCC] {
         guard head.count >= 16 else { return [] }
         let size = min(ByteOrder.big.u32(head[...], at: 0), head.count)
-        var brands = [fourCC(head[8..<12])]
+        var brands = [FourCC(head[8..<12])]
         var offset = 16
         while offset + 4 <= size {
-            brands.append(fourCC(head[offset..<(offset + 4)]))
+            brands.append(FourCC(head[offset..<(offset + 4)]))
             offset += 4
         }
         return brands
     }
 
-    static func isImage(brands: [String]) -> Bool {
+    static func isImage(brands: [FourCC]) -> Bool {
         brands.contains(where: imageBrands.contains)
     }
 
@@ -67,9 +67,8 @@ enum ISOBMFFReader {
 
     /// A box's extent in its source; `contentStart` is past the size, type and any largesize.
     struct Box {
-        let type: String
-        /// The type's four bytes as one number: `©xyz` and ilst's key indexes are not printable.
-        let code: UInt32
+        /// `©xyz` and ilst's key indexes are not printable: a number, not text.
+        let type: FourCC
         let contentStart: Int
         let end: Int
     }
@@ -95,7 +94,7 @@ enum ISOBMFFReader {
             throw PhotoReadError("\(parent) ends at offset \(offset.hex) inside a box header (truncated?)")
         }
         let header = try source.bytes(at: offset, count: 8)
-        let type = fourCC(header.dropFirst(4))
+        let type = FourCC(header.dropFirst(4))
         var size = ByteOrder.big.u32(header, at: 0)
         var contentStart = offset + 8
         if size == 1 {
@@ -114,7 +113,7 @@ enum ISOBMFFReader {
         guard size <= end - offset else {
             throw PhotoReadError("box '\(type)' at offset \(offset.hex) (\(size) bytes) runs past the end of \(parent) (ends at \(end.hex))")
         }
-        return Box(type: type, code: UInt32(ByteOrder.big.u32(header, at: 4)), contentStart: contentStart, end: offset + size)
+        return Box(type: type, contentStart: contentStart, end: offset + size)
     }
 
     /// A small index box's content, read whole so that it can be parsed with a cursor.
@@ -146,7 +145,7 @@ enum ISOBMFFReader {
     }
 
     /// One `infe`: versions 2 and 3 carry an item type; 0 and 1 only a content type.
-    private static func itemInfoEntry(_ infe: ArraySlice<UInt8>) throws(PhotoReadError) -> (id: Int, type: String?, contentType: String?) {
+    private static func itemInfoEntry(_ infe: ArraySlice<UInt8>) throws(PhotoReadError) -> (id: Int, type: FourCC?, contentType: String?) {
         var cursor = ByteCursor(infe, name: "'infe' box")
         let version = try cursor.u8()
         try cursor.skip(3)

@@ -5,15 +5,15 @@
 /// first (Apple's own, with the capture's offset), then QuickTime user data, then `loci`, then
 /// `mvhd`'s creation time, which is UTC by the spec but local time on some cameras.
 struct MovieFields {
-    /// User-data and item-list atom types, as the big-endian number of their four bytes.
+    /// User-data and item-list atom types.
     enum Atom {
-        static let location: UInt32 = 0xA978_797A              // ©xyz
-        static let make: UInt32 = 0xA96D_616B                  // ©mak
-        static let model: UInt32 = 0xA96D_6F64                 // ©mod
-        static let date: UInt32 = 0xA964_6179                  // ©day
-        static let locationInformation: UInt32 = 0x6C6F_6369   // loci (3GPP TS 26.244)
-        static let xmp: UInt32 = 0x584D_505F                   // XMP_
-        static let meta: UInt32 = 0x6D65_7461                  // meta
+        static let location = FourCC(code: 0xA978_797A)      // ©xyz (0xA9: © in Mac Roman)
+        static let make = FourCC(code: 0xA96D_616B)          // ©mak
+        static let model = FourCC(code: 0xA96D_6F64)         // ©mod
+        static let date = FourCC(code: 0xA964_6179)          // ©day
+        static let locationInformation: FourCC = "loci"      // 3GPP TS 26.244
+        static let xmp: FourCC = "XMP_"
+        static let meta: FourCC = "meta"
     }
 
     /// A `data` atom's well-known type and payload.
@@ -89,13 +89,13 @@ struct MovieFields {
     }
 
     /// An item-list atom named by its type (`mdir`): only the place is not also in user data.
-    mutating func set(atom: UInt32, value: Value) {
+    mutating func set(atom: FourCC, value: Value) {
         if atom == Atom.location { itemListPlace = itemListPlace ?? value.text }
         else if let text = value.text { set(atom: atom, text: text) }
     }
 
     /// A QuickTime user-data text (or an item-list text of the same type).
-    mutating func set(atom: UInt32, text: String) {
+    mutating func set(atom: FourCC, text: String) {
         switch atom {
         case Atom.location: userDataPlace = userDataPlace ?? text
         case Atom.make: userDataMake = userDataMake ?? text.trimmed
@@ -134,20 +134,22 @@ struct MovieFields {
     /// degrees followed by minutes (`+DDMM.MMM`) or minutes and seconds (`+DDMMSS.SS`), as
     /// exiftool's ConvertISO6709 reads it. The altitude is optional.
     static func iso6709(_ text: String) -> (latitude: Double, longitude: Double, altitude: Double)? {
-        var rest = Substring(text.trimmed)
+        // On the UTF-8 bytes: the text is ASCII, and a Character walk cost more than the rest of a movie's parse.
+        var rest = text.utf8.trimmingBlanks
         func signed(degreeDigits: Int) -> Double? {
-            guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
+            guard let sign = rest.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
             rest = rest.dropFirst()
-            let integer = rest.prefix { $0.isASCII && $0.isNumber }
-            rest = rest.dropFirst(integer.count)
-            var fraction = ""
-            if rest.first == "." {
-                fraction = "." + rest.dropFirst().prefix { $0.isASCII && $0.isNumber }
-                rest = rest.dropFirst(fraction.count)
+            let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
+            let integerDigits = rest.prefix(while: isDigit).count
+            var end = rest.index(rest.startIndex, offsetBy: integerDigits)
+            if end < rest.endIndex, rest[end] == UInt8(ascii: ".") {
+                end = rest[rest.index(after: end)...].firstIndex { !isDigit($0) } ?? rest.endIndex
             }
-            guard let whole = Double(String(integer) + fraction) else { return nil }
+            let number = rest[..<end]
+            rest = rest[end...]
+            guard let whole = Double(Substring(number)) else { return nil }
             let value: Double
-            switch degreeDigits == 0 ? 0 : integer.count - degreeDigits {       // digits past the degrees'
+            switch degreeDigits == 0 ? 0 : integerDigits - degreeDigits {       // digits past the degrees'
             case ...0: value = whole
             case 2: value = (whole / 100).rounded(.towardZero) + whole.truncatingRemainder(dividingBy: 100) / 60
             case 4:
@@ -155,7 +157,7 @@ struct MovieFields {
                 value = degrees + minutes / 60 + whole.truncatingRemainder(dividingBy: 100) / 3600
             default: value = .nan
             }
-            return sign == "-" ? -value : value
+            return sign == UInt8(ascii: "-") ? -value : value
         }
         guard let latitude = signed(degreeDigits: 2), let longitude = signed(degreeDigits: 3),
               latitude.isFinite, longitude.isFinite else { return nil }

@@ -15,7 +15,7 @@ enum PNGReader {
             }
             let header = try file.bytes(at: offset, count: 8)
             let length = ByteOrder.big.u32(header, at: 0)
-            let type = fourCC(header.dropFirst(4))
+            let type = FourCC(header.dropFirst(4))
             let data = offset + 8
             guard length <= 0x7FFF_FFFF, length <= file.count - data else {
                 throw PhotoReadError("PNG chunk '\(type)' at offset \(offset.hex) (\(length) bytes) runs past the end of the file (size \(file.count))")

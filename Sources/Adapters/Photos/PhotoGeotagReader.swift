@@ -67,8 +67,9 @@ public enum PhotoGeotagReader {
         return merged
     }
 
+    /// By its name's last four bytes, any case: no lower-cased copy of every photo's name.
     private static func isSidecar(_ path: String) -> Bool {
-        path.lowercased().hasSuffix(".xmp")
+        path.utf8.count >= 4 && path.utf8.suffix(4).elementsEqual(".xmp".utf8) { ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }
     }
 
     /// A whole XMP file, which (unlike a photo) is all metadata.
@@ -88,32 +89,38 @@ public enum PhotoGeotagReader {
         func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
             head.count >= offset + magic.count && head[offset..<(offset + magic.count)].elementsEqual(magic)
         }
-        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        // Classic TIFF, BigTIFF (rejected with a reason by TIFFReader), ORF and RW2 variants;
-        // CR2 and DNG use the plain TIFF header.
-        let tiffMagics: [[UInt8]] = [
-            Array("II*\0".utf8), Array("MM\0*".utf8), Array("II+\0".utf8), Array("MM\0+".utf8),
-            Array("IIRO".utf8), Array("IIRS".utf8), Array("MMOR".utf8), Array("IIU\0".utf8),
-        ]
-        if tiffMagics.contains(where: { starts($0) }) { return .tiff }
-        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return .webp }
+        if starts(Magic.jpeg) { return .jpeg }
+        if starts(Magic.png) { return .png }
+        if Magic.tiff.contains(where: { starts($0) }) { return .tiff }
+        if starts(Magic.riff), starts(Magic.webp, at: 8) { return .webp }
         // A bare XMP packet, e.g. a sidecar saved without its extension.
-        let text = head.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(head.dropFirst(3)) : head
-        if text.starts(with: Array("<?xpacket".utf8)) || text.starts(with: Array("<x:xmpmeta".utf8)) { return .xmp }
-        if starts(Array("ftyp".utf8), at: 4) {
+        let text = head.starts(with: Magic.byteOrderMark) ? head.dropFirst(3) : head[...]
+        if text.starts(with: Magic.xpacket) || text.starts(with: Magic.xmpmeta) { return .xmp }
+        if starts(Magic.fileType, at: 4) {
             let brands = ISOBMFFReader.brands(inHead: head)
             guard !brands.isEmpty else {
                 throw PhotoReadError("ISO-BMFF file is too short for its 'ftyp' box (truncated?)")
             }
             if ISOBMFFReader.isImage(brands: brands) { return .heif }
             guard QuickTimeReader.isMovie(brands: brands) else {
-                throw PhotoReadError("ISO-BMFF file with brands \(brands.joined(separator: ", ")) is neither a HEIF/AVIF image nor an MP4/QuickTime movie")
+                throw PhotoReadError("ISO-BMFF file with brands \(brands.map(\.description).joined(separator: ", ")) is neither a HEIF/AVIF image nor an MP4/QuickTime movie")
             }
             return .movie
         }
         if QuickTimeReader.startsLikeMovie(head) { return .movie }
         let shown = head.prefix(8).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }
         throw PhotoReadError("not a recognised photo format (starts with \(shown.joined(separator: " ")))")
+    }
+
+    /// The leading bytes of each format, made once rather than per file.
+    private enum Magic {
+        static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
+        static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        // Classic TIFF, BigTIFF (rejected with a reason by TIFFReader), ORF and RW2 variants;
+        // CR2 and DNG use the plain TIFF header.
+        static let tiff: [[UInt8]] = ["II*\0", "MM\0*", "II+\0", "MM\0+", "IIRO", "IIRS", "MMOR", "IIU\0"].map { Array($0.utf8) }
+        static let riff = Array("RIFF".utf8), webp = Array("WEBP".utf8), fileType = Array("ftyp".utf8)
+        static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        static let xpacket = Array("<?xpacket".utf8), xmpmeta = Array("<x:xmpmeta".utf8)
     }
 }

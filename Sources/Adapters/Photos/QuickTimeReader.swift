@@ -12,12 +12,12 @@
 enum QuickTimeReader {
     /// Brands of movies: QuickTime, the ISO base and MP4 brands, iTunes M4V, 3GPP and 3GPP2.
     /// A file is a HEIF image first when it names an image brand too (ISOBMFFReader.isImage).
-    private static let movieBrands: Set<String> = [
+    private static let movieBrands: Set<FourCC> = [
         "qt  ", "isom", "iso2", "iso3", "iso4", "iso5", "iso6", "mp41", "mp42", "mp71", "avc1", "hvc1", "MSNV",
         "M4V ", "M4VH", "M4VP", "XAVC", "3gp4", "3gp5", "3gp6", "3gp7", "3gp8", "3gp9", "3gg6", "3ge6", "3g2a", "3g2b", "3g2c",
     ]
     /// Box types a QuickTime movie without `ftyp` (older MOVs) may start with.
-    private static let leadingMovieBoxes: Set<String> = ["moov", "mdat", "wide", "free", "skip", "pnot"]
+    private static let leadingMovieBoxes: Set<FourCC> = ["moov", "mdat", "wide", "free", "skip", "pnot"]
     /// The UUID of the top-level box in which exiftool (and Adobe's XMP toolkit) puts an MP4's XMP.
     private static let xmpUUID: [UInt8] = [0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC]
     /// A larger `moov` (hours of video, a sample table per frame) is skipped, not read.
@@ -31,13 +31,13 @@ enum QuickTimeReader {
     /// Texts and `loci` are tens of bytes: what is past this is not read.
     private static let maxTextSize = 4096
 
-    static func isMovie(brands: [String]) -> Bool {
+    static func isMovie(brands: [FourCC]) -> Bool {
         brands.contains(where: movieBrands.contains)
     }
 
     /// True for a QuickTime movie that starts without an `ftyp` box.
     static func startsLikeMovie(_ head: [UInt8]) -> Bool {
-        head.count >= 8 && leadingMovieBoxes.contains(fourCC(head[4..<8]))
+        head.count >= 8 && leadingMovieBoxes.contains(FourCC(head[4..<8]))
     }
 
     /// The movie's metadata: position, capture time, camera, content identifier and duration.
@@ -91,9 +91,9 @@ enum QuickTimeReader {
     private static func userData(_ udta: ByteRange, into fields: inout MovieFields) throws(PhotoReadError) {
         for box in try ISOBMFFReader.boxes(in: udta, from: 0, to: udta.count, parent: "the 'udta' box") {
             let count = box.end - box.contentStart
-            switch box.code {
+            switch box.type {
             case MovieFields.Atom.location, MovieFields.Atom.make, MovieFields.Atom.model, MovieFields.Atom.date:
-                if let text = userDataText(try udta.bytes(at: box.contentStart, count: min(count, maxTextSize))) { fields.set(atom: box.code, text: text) }
+                if let text = userDataText(try udta.bytes(at: box.contentStart, count: min(count, maxTextSize))) { fields.set(atom: box.type, text: text) }
             case MovieFields.Atom.locationInformation: fields.locationInformation(try udta.bytes(at: box.contentStart, count: min(count, maxTextSize)))
             case MovieFields.Atom.xmp where fields.xmp == nil: fields.xmp = try XMPReader.packet(in: udta, at: box.contentStart, count: count)
             case MovieFields.Atom.meta: try keyedMetadata(inside(box, of: udta), into: &fields)
@@ -118,8 +118,8 @@ enum QuickTimeReader {
         guard let list = children.first(where: { $0.type == "ilst" }) else { return }
         for item in try ISOBMFFReader.boxes(in: meta, from: list.contentStart, to: list.end, parent: "the 'ilst' box") {
             guard let value = try dataValue(in: meta, item: item) else { continue }
-            let index = Int(item.code)
-            if index >= 1, index <= keys.count { fields.set(key: keys[index - 1], value: value) } else { fields.set(atom: item.code, value: value) }
+            let index = Int(item.type.code)
+            if index >= 1, index <= keys.count { fields.set(key: keys[index - 1], value: value) } else { fields.set(atom: item.type, value: value) }
         }
     }
 
@@ -157,6 +157,6 @@ enum QuickTimeReader {
 
     /// A child box's content as a source of its own (in memory when `moov` was read whole).
     private static func inside(_ box: ISOBMFFReader.Box, of source: any ByteSource) throws(PhotoReadError) -> ByteRange {
-        try ByteRange(source, start: box.contentStart, count: box.end - box.contentStart, name: "the '\(box.type)' box")
+        try ByteRange(source, start: box.contentStart, count: box.end - box.contentStart, box: box.type)
     }
 }

@@ -173,6 +173,8 @@ struct TIFFReader {
         // Trimmed as bytes (the blanks are ASCII in either reading), so one string is made.
         let content = raw.prefix { $0 != 0 }.trimmingBlanks
         guard !content.isEmpty else { return nil }
+        // Nearly every camera writes ASCII, which needs no validation pass.
+        if content.allSatisfy({ $0 < 0x80 }) { return String(decoding: content, as: UTF8.self) }
         return String(validating: content, as: UTF8.self) ?? String(String.UnicodeScalarView(content.map { Unicode.Scalar($0) }))
     }
 

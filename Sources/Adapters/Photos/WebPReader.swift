@@ -16,7 +16,7 @@ enum WebPReader {
         var offset = 12
         while offset <= end - 8 {
             let header = try file.bytes(at: offset, count: 8)
-            let type = fourCC(header.prefix(4))
+            let type = FourCC(header.prefix(4))
             let length = ByteOrder.little.u32(header, at: 4)
             let data = offset + 8
             guard length <= end - data else {

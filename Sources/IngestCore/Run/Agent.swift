@@ -160,7 +160,7 @@ public struct Agent: Sendable {
         let scanned = Atomic<Bool>(false)
         // An outbox over MaxQueue= is sent first, so the scans find room if the node takes it.
         let first = outboxBudget(for: .queue(store))?.isFull == true ? await gate.drain(policy) : nil
-        let sender = Task {
+        let sender = Task(priority: .high) {
             var report = first ?? DrainReport()
             if report.stop != nil || report.lockedElsewhere { return report }
             while true {
