@@ -160,6 +160,9 @@ public struct Agent: Sendable {
         let scanned = Atomic<Bool>(false)
         // An outbox over MaxQueue= is sent first, so the scans find room if the node takes it.
         let first = outboxBudget(for: .queue(store))?.isFull == true ? await gate.drain(policy) : nil
+        // Above the scan's read tasks: the drain's few short steps per commit then run on a thread of
+        // their own, beside the pool's busy ones, so delivery keeps pace with the scan instead of
+        // queueing behind read slices and finishing after it.
         let sender = Task(priority: .high) {
             var report = first ?? DrainReport()
             if report.stop != nil || report.lockedElsewhere { return report }
