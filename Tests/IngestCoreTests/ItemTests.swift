@@ -29,13 +29,42 @@ struct ItemTests {
         #expect(Item(endpoint: .capture, key: "k", versioned: false, fields: ["text": "x"]).json == Array(#"{"key":"k","text":"x"}"#.utf8))
     }
 
-    @Test func fieldsGivenInKeyOrderMakeTheSameItemAsTheDictionary() {
-        let kept = fields.filter { $0.value != .null }
-        let sorted = Item(endpoint: .photos, key: "photo:1", sortedFields: kept.sorted { $0.key < $1.key }, unversioned: ["file"])
-        let dictionary = Item(endpoint: .photos, key: "photo:1", fields: fields, unversioned: ["file"])
-        #expect(sorted == dictionary)
-        #expect(sorted.version == dictionary.version)
-        #expect(sorted.fields == kept)
+    @Test func fieldsWrittenInKeyOrderMakeTheSameItemAsTheDictionary() {
+        var written = ItemFields(key: "photo:1")
+        written.add("a_first", true)
+        written.addObject("camera") { camera in
+            camera.add("make", "Canon")
+            camera.add("model", "EOS \"R6\"")
+        }
+        written.addObject("file", unversioned: true) { file in
+            file.add("name", "IMG_1.JPG")
+            file.add("size", Int64(100))
+        }
+        written.add("lat", 52.5)
+        written.add("lon", 13.25)
+        written.add("taken_at", "2024-05-01T12:00:03+02:00")
+        written.add("zz_last", "after the version")
+        var expected = fields.filter { $0.value != .null }
+        expected["zz_last"] = "after the version"
+        let item = Item(endpoint: .photos, fields: written)
+        let dictionary = Item(endpoint: .photos, key: "photo:1", fields: expected, unversioned: ["file"])
+        #expect(String(decoding: item.json, as: UTF8.self) == String(decoding: dictionary.json, as: UTF8.self))
+        #expect(item == dictionary)
+        #expect(item.fields == expected.mapValues { $0 == .double(100) ? .int(100) : $0 })
+    }
+
+    @Test(arguments: [true, false])
+    func keyAndVersionGoWhereTheySortWhateverFieldsThereAre(versioned: Bool) {
+        let cases: [[(StaticString, String)]] = [[], [("a", "1")], [("zz", "2")], [("a", "1"), ("lat", "2"), ("zz", "3")], [("key_b", "x"), ("vz", "y")]]
+        for members in cases {
+            var written = ItemFields(key: "k", versioned: versioned)
+            for (name, value) in members { written.add(name, value) }
+            let dictionary = Item(endpoint: .photos, key: "k", versioned: versioned,
+                                  fields: Dictionary(uniqueKeysWithValues: members.map { ("\($0.0)", JSONValue.string($0.1)) }))
+            let item = Item(endpoint: .photos, fields: written)
+            #expect(String(decoding: item.json, as: UTF8.self) == String(decoding: dictionary.json, as: UTF8.self))
+            #expect(item.version == dictionary.version)
+        }
     }
 }
 

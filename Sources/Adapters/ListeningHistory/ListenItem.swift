@@ -28,19 +28,17 @@ enum ListenItem {
     static func make(_ row: ListenRow) -> Item {
         let ended = row.end.rounded(.down)
         let started = (row.end - row.playedMs / 1000).rounded(.down)
-        // In key order, as `sortedFields` takes them: no dictionary to build and sort per play.
-        var fields: [(key: String, value: JSONValue)] = []
-        fields.reserveCapacity(7)
-        if let album = row.album { fields.append(("album", .string(album))) }
-        if let artist = row.artist { fields.append(("artist", .string(artist))) }
-        fields.append(("ended_at", .string(Date(timeIntervalSince1970: ended).rfc3339)))
-        fields.append(("played_s", .int(Int64((row.playedMs / 1000).rounded()))))
-        fields.append(("player", .string(player)))
-        fields.append(("started_at", .string(Date(timeIntervalSince1970: started).rfc3339)))
-        fields.append(("title", .string(row.title)))
         // No version: a play never changes, and the same play read again from the other shape
         // (the account data's minute instead of the second) is a duplicate, not an update, so a
-        // resync after both were read sends nothing new whichever came first.
-        return Item(endpoint: .media, key: key(row), sortedFields: fields, versioned: false)
+        // resync after both were read sends nothing new whichever came first. In key order.
+        var fields = ItemFields(key: key(row), versioned: false)
+        if let album = row.album { fields.add("album", album) }
+        if let artist = row.artist { fields.add("artist", artist) }
+        fields.add("ended_at", Date(timeIntervalSince1970: ended).rfc3339)
+        fields.add("played_s", Int64((row.playedMs / 1000).rounded()))
+        fields.add("player", player)
+        fields.add("started_at", Date(timeIntervalSince1970: started).rfc3339)
+        fields.add("title", row.title)
+        return Item(endpoint: .media, fields: fields)
     }
 }

@@ -2,28 +2,29 @@ import IngestCore
 
 /// Turns a photo's or a video's metadata into a `photos` item (docs/node-api.md), or nil without GPS or time.
 enum PhotoItem {
-    /// The file's name and size go out but are not part of the version: a renamed copy is a duplicate, not an update.
-    private static let unversioned: Set<String> = ["file"]
-
     static func make(_ m: PhotoMetadata, fileName: String, size: Int64) -> Item? {
         guard let lat = m.latitude, let lon = m.longitude, let taken = takenAt(m) else { return nil }
-        // In key order, only fields with a value: the item is encoded from this list as it stands,
-        // with no dictionary per photo to build and sort.
-        var fields: [(key: String, value: JSONValue)] = []
-        fields.reserveCapacity(8)
-        if let accuracy = m.horizontalErrorM { fields.append(("accuracy_m", .double(accuracy))) }
-        if let altitude = m.altitudeM { fields.append(("altitude_m", .double(altitude))) }
-        var camera: [String: JSONValue] = [:]
-        if let make = m.make { camera["make"] = .string(make) }
-        if let model = m.model { camera["model"] = .string(model) }
-        if !camera.isEmpty { fields.append(("camera", .object(camera))) }
-        fields.append(("file", .object(["name": .string(fileName), "size": .int(size)])))
-        fields.append(("lat", .double(lat)))
-        fields.append(("lon", .double(lon)))
-        if m.isVideo { fields.append(("media", .string("video"))) }
-        fields.append(("taken_at", .string(taken.text)))
-        if taken.floating { fields.append(("time_floating", .bool(true))) }
-        return Item(endpoint: .photos, key: m.isVideo ? videoKey(m) : key(m), sortedFields: fields, unversioned: unversioned)
+        // In key order, only fields with a value.
+        var fields = ItemFields(key: m.isVideo ? videoKey(m) : key(m))
+        if let accuracy = m.horizontalErrorM { fields.add("accuracy_m", accuracy) }
+        if let altitude = m.altitudeM { fields.add("altitude_m", altitude) }
+        if m.make != nil || m.model != nil {
+            fields.addObject("camera") { camera in
+                if let make = m.make { camera.add("make", make) }
+                if let model = m.model { camera.add("model", model) }
+            }
+        }
+        // The file's name and size go out but are not part of the version: a renamed copy is a duplicate, not an update.
+        fields.addObject("file", unversioned: true) { file in
+            file.add("name", fileName)
+            file.add("size", size)
+        }
+        fields.add("lat", lat)
+        fields.add("lon", lon)
+        if m.isVideo { fields.add("media", "video") }
+        fields.add("taken_at", taken.text)
+        if taken.floating { fields.add("time_floating", true) }
+        return Item(endpoint: .photos, fields: fields)
     }
 
     /// `taken_at`: local time with its recorded offset, else with the offset its UTC time implies

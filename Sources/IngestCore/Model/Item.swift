@@ -12,12 +12,13 @@ public struct Item: Sendable, Hashable {
     public let json: [UInt8]
     private let content: Content
 
-    /// What the body was made from, for `fields`: the fields themselves, or an ``ItemTemplate``'s
-    /// shape, whose varying fields are read back from the body (no dictionary or values kept per item).
+    /// What the body was made from, for `fields`: the fields themselves, an ``ItemTemplate``'s
+    /// shape, whose varying fields are read back from the body, or nothing kept (``ItemFields``):
+    /// every field is read back (no dictionary or values kept per item).
     enum Content: Sendable {
         case fields([String: JSONValue])
         case template(ItemTemplate.Shape)
-        case sorted([(key: String, value: JSONValue)])
+        case written
     }
 
     /// The fields sent besides key, version and deleted (`null`s left out unless kept).
@@ -29,7 +30,11 @@ public struct Item: Sendable, Hashable {
             let body = JSONValue.parse(json)
             for name in shape.varying { fields[name] = body?[name] }
             return fields
-        case .sorted(let members): return Dictionary(uniqueKeysWithValues: members)
+        case .written:
+            guard case .object(var fields) = JSONValue.parse(json) else { return [:] }
+            fields["key"] = nil
+            fields["version"] = nil
+            return fields
         }
     }
 
@@ -54,21 +59,14 @@ public struct Item: Sendable, Hashable {
         self.json = JSONValue.object(members, merging: extra)
     }
 
-    /// An item of `fields` given in key order, none of them `null`: encoded as they come, with no
-    /// dictionary to build and sort (a photo scan makes one per file). Body and version are the
-    /// same bytes `init(endpoint:key:fields:unversioned:)` gives for those fields.
-    /// `versioned: false` for things that never change, as in `init(endpoint:key:fields:)`.
-    public init(endpoint: Endpoint, key: String, sortedFields fields: [(key: String, value: JSONValue)], unversioned: Set<String> = [],
-                versioned: Bool = true) {
-        assert(zip(fields, fields.dropFirst()).allSatisfy { $0.key < $1.key } && !fields.contains { $0.value == .null },
-               "sortedFields are in strictly ascending key order, none null")
-        let members = JSONValue.encodedMembers(fields)
-        let version = versioned ? Digest.sha256Hex(JSONValue.object(members, excluding: unversioned), length: 16) : nil
-        let extra: [(String, JSONValue)] = [("key", .string(key))] + (version.map { [("version", .string($0))] } ?? [])
-        self.init(endpoint: endpoint, key: key, version: version, json: JSONValue.object(members, merging: extra), content: .sorted(fields))
+    /// An item whose fields were written in key order straight into its body (one per photo of a scan).
+    public init(endpoint: Endpoint, fields: consuming ItemFields) {
+        let key = fields.key
+        let (json, version) = fields.finish()
+        self.init(endpoint: endpoint, key: key, version: version, json: json, content: .written)
     }
 
-    /// An item whose body is already made (by an ``ItemTemplate``).
+    /// An item whose body is already made (by an ``ItemTemplate`` or ``ItemFields``).
     init(endpoint: Endpoint, key: String, version: String?, json: [UInt8], content: Content) {
         self.endpoint = endpoint; self.key = key; self.version = version; self.deleted = false; self.json = json; self.content = content
     }

@@ -78,7 +78,7 @@ public struct ItemTemplate: Sendable {
     }
 
     /// Hex digits of an item's version (as `Item` makes it).
-    private static let versionLength = 16
+    static let versionLength = 16
 
     /// The item with `values` for the varying fields (in their order). A `null` among them is
     /// left out, as `Item` leaves it out.
@@ -128,14 +128,14 @@ public struct ItemTemplate: Sendable {
                 hashed[members] = start..<body.count; members += 1
             }
             body.append(UInt8(ascii: "}"))
-            return (versionAt, ItemTemplate.versionOfObject(of: UnsafeBufferPointer(rebasing: hashed[..<members]), in: body))
+            return (versionAt, ItemTemplate.version(ofMembers: UnsafeBufferPointer(rebasing: hashed[..<members]), in: body))
         }
         body.replaceSubrange(versionAt..<versionAt + ItemTemplate.versionLength, with: version.utf8)
         return Item(endpoint: shape.endpoint, key: key, version: version, json: body, content: .template(shape))
     }
 
-    /// The version of `{…}` of the members at `ranges` of `bytes`.
-    private static func versionOfObject(of ranges: UnsafeBufferPointer<Range<Int>>, in bytes: [UInt8]) -> String {
+    /// The version of `{…}` of the members at `ranges` of `bytes` (also ``ItemFields``').
+    static func version(ofMembers ranges: UnsafeBufferPointer<Range<Int>>, in bytes: [UInt8]) -> String {
         let count = ranges.reduce(2 + max(ranges.count - 1, 0)) { $0 + $1.count }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { object in
             bytes.withUnsafeBufferPointer { bytes in

@@ -71,13 +71,8 @@ extension JSONValue {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
-        case .double(let d):
-            // JSON has no NaN or infinity; an unknown number is better sent as null than as invalid JSON.
-            guard d.isFinite else { out.append(contentsOf: "null".utf8); return }
-            if d == d.rounded(), abs(d) < 1e15 { out.append(contentsOf: String(Int64(d)).utf8) } else {
-                out.append(contentsOf: String(d).utf8)
-            }
+        case .int(let i): JSONValue.encode(integer: i, into: &out)
+        case .double(let d): JSONValue.encode(number: d, into: &out)
         case .string(let s): JSONValue.encodeString(s, into: &out)
         case .array(let values):
             out.append(UInt8(ascii: "["))
@@ -153,6 +148,18 @@ extension JSONValue {
         for e in next { writeExtra(e) }
         out.append(UInt8(ascii: "}"))
         return out
+    }
+
+    static func encode(integer i: Int64, into out: inout [UInt8]) {
+        out.append(contentsOf: String(i).utf8)
+    }
+
+    static func encode(number d: Double, into out: inout [UInt8]) {
+        // JSON has no NaN or infinity; an unknown number is better sent as null than as invalid JSON.
+        guard d.isFinite else { out.append(contentsOf: "null".utf8); return }
+        if d == d.rounded(), abs(d) < 1e15 { encode(integer: Int64(d), into: &out) } else {
+            out.append(contentsOf: String(d).utf8)
+        }
     }
 
     static func encodeString(_ s: String, into out: inout [UInt8]) {
