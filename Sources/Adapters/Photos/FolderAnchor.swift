@@ -69,14 +69,14 @@ struct FolderAnchor {
         // Built as bytes: a folder of 500 photos is re-encoded whenever one of them changes.
         var out: [UInt8] = []
         out.reserveCapacity(32 + records.count * 96)
-        out.append(contentsOf: "v1 \(digest)\n".utf8)
-        for name in records.keys.sorted() {
-            let r = records[name]!
-            out.append(contentsOf: AnchorText.escape(name).utf8); out.append(0x09)
+        out.append(contentsOf: "v1 ".utf8); out.append(contentsOf: digest.utf8); out.append(0x0A)
+        for (name, r) in records.sorted(by: { $0.key < $1.key }) {
+            AnchorText.append(name, to: &out); out.append(0x09)
             r.stamp.write(into: &out); out.append(0x09)
             out.append(contentsOf: (r.sidecar.isEmpty ? "-" : r.sidecar).utf8); out.append(0x09)
             out.append(contentsOf: (r.key ?? "-").utf8); out.append(0x09)
-            out.append(contentsOf: (r.pairing.map { AnchorText.escape($0.encoded) } ?? "-").utf8); out.append(0x0A)
+            if let pairing = r.pairing { pairing.write(into: &out) } else { out.append(UInt8(ascii: "-")) }
+            out.append(0x0A)
         }
         return Data(out)
     }

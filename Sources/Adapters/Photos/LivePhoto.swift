@@ -45,10 +45,19 @@ enum LivePhoto {
             }
         }
 
-        /// `s` or `v`, `u`/`f` and the ms (or `-`), a space, then the identifier (which may hold spaces).
-        var encoded: String {
-            let time = capture.map { ($0.utc ? "u" : "f") + String($0.ms) } ?? "-"
-            return (isVideo ? "v" : "s") + time + " " + (contentIdentifier ?? "")
+        /// `s` or `v`, `u`/`f` and the ms (or `-`), a space, then the identifier (which may hold
+        /// spaces), appended to `out` with the identifier escaped for an anchor's line (``AnchorText``):
+        /// a folder's anchor writes one per file.
+        func write(into out: inout [UInt8]) {
+            out.append(UInt8(ascii: isVideo ? "v" : "s"))
+            if let capture {
+                out.append(UInt8(ascii: capture.utc ? "u" : "f"))
+                out.append(contentsOf: String(capture.ms).utf8)
+            } else {
+                out.append(UInt8(ascii: "-"))
+            }
+            out.append(UInt8(ascii: " "))
+            if let id = contentIdentifier { AnchorText.append(id, to: &out) }
         }
 
         init?(encoded text: String) {

@@ -24,8 +24,11 @@ import Testing
     }
 
     @Test func factsRoundTripThroughTheAnchorText() {
-        for facts in [Self.facts(video: true, id: "x y", ms: -5), Self.facts(video: false, utc: false, ms: 17), Self.facts(video: false, ms: nil)] {
-            #expect(LivePhoto.Facts(encoded: facts.encoded) == facts)
+        for facts in [Self.facts(video: true, id: "x y\t%", ms: -5), Self.facts(video: false, utc: false, ms: 17), Self.facts(video: false, ms: nil)] {
+            var line: [UInt8] = []
+            facts.write(into: &line)
+            #expect(!line.contains(0x09))
+            #expect(LivePhoto.Facts(encoded: AnchorText.unescape(String(decoding: line, as: UTF8.self))) == facts)
         }
     }
 }
