@@ -22,9 +22,10 @@ public struct PhotosAdapter: DeviceAdapter {
     static let movieExtensions: Set<String> = ["mp4", "mov", "m4v", "3gp", "3g2", "qt"]
     static let photoExtensions: Set<String> = movieExtensions.union(["jpg", "jpeg", "jpe", "heic", "heif", "avif", "hif", "png", "tif",
                                                                      "tiff", "dng", "cr2", "nef", "nrw", "arw", "srw", "orf", "rw2", "pef", "webp"])
-    /// Files per transaction: small enough that an interrupted scan loses little work (a
-    /// tenth of a second of reading), large enough that fsyncs are not what a full scan waits on.
-    static let chunkSize = 2000
+    /// Files per transaction: small enough that an interrupted scan loses little work, and that
+    /// the last one, delivered after the reading ends, is one POST to the node; large enough that
+    /// fsyncs are not what a full scan waits on.
+    static let chunkSize = 1000
     /// Photos being read at most before the oldest folder read is recorded: enough that both cores
     /// have work while the scan task lists and records, few enough that their outcomes stay small.
     static let photosReadAhead = 1000
