@@ -38,11 +38,11 @@ struct Contact: Sendable, Equatable {
     /// (digits and `+` only), so the same person exported twice gets the same key.
     var key: String {
         if let uid, !uid.isEmpty {
-            return uid.utf8.count <= Contact.maxKeyLength ? uid : "uid-sha256:" + Digest.sha256Hex(uid, length: 32)
+            return uid.utf8.count <= Contact.maxKeyLength ? uid : Digest.sha256Hex(uid, length: 32, prefix: "uid-sha256:")
         }
         let contact = emails.first.map { $0.value.lowercased() }
             ?? phones.first.map { String($0.value.unicodeScalars.filter { $0 == "+" || ("0"..."9").contains($0) }) } ?? ""
-        return "vcard:" + Digest.sha256Hex(fullName + "\u{1F}" + contact, length: 32)
+        return Digest.sha256Hex(fullName + "\u{1F}" + contact, length: 32, prefix: "vcard:")
     }
 
     /// The fields sent, named as in docs/node-api.md; absent optionals are left out.

@@ -25,7 +25,7 @@ struct MergedPlay: Codable, Sendable, Equatable {
 
     var key: String {
         let parts = [track.title, track.artists.joined(separator: "\u{1F}"), track.album ?? "", String(Int64(keyStart.rounded(.down)))]
-        return "mpris:" + Digest.sha256Hex(parts.joined(separator: "\u{1E}"), length: 32)
+        return Digest.sha256Hex(parts.joined(separator: "\u{1E}"), length: 32, prefix: "mpris:")
     }
 }
 

@@ -24,7 +24,7 @@ struct ParsedDateTime {
 /// or fill unknown dates with blanks or zeros (which must come out as nil, not year 0).
 enum DateTimeText {
     static func parse(_ text: String) -> ParsedDateTime? {
-        var scanner = Scanner(text.trimmed)
+        var scanner = Scanner(text)
         guard let year = scanner.number(digits: 4...4), scanner.take(":-"),
               let month = scanner.number(digits: 1...2), scanner.take(":-"),
               let day = scanner.number(digits: 1...2), scanner.take("T "),
@@ -54,7 +54,7 @@ enum DateTimeText {
 
     /// An Exif OffsetTime value ("+02:00", "+0200", "+02", "Z") as "+HH:MM"; nil for blanks.
     static func offset(_ text: String) -> String? {
-        var scanner = Scanner(text.trimmed)
+        var scanner = Scanner(text)
         guard let zone = scanner.offset(), scanner.atEnd else { return nil }
         return zone.text
     }
@@ -72,7 +72,7 @@ enum DateTimeText {
               let hour = time[0], let minute = time[1], let second = time[2],
               hour == hour.rounded(.down), minute == minute.rounded(.down),
               (0..<60).contains(second) else { return nil }
-        var scanner = Scanner(dateStamp.trimmed)
+        var scanner = Scanner(dateStamp)
         guard let year = scanner.number(digits: 4...4), scanner.take(":-"),
               let month = scanner.number(digits: 1...2), scanner.take(":-"),
               let day = scanner.number(digits: 1...2), scanner.atEnd,
@@ -103,44 +103,50 @@ enum DateTimeText {
         return LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
-    /// Reads ASCII fields off a date string one token at a time.
+    /// Reads ASCII fields off a date string one token at a time, on the string's own UTF-8 (no
+    /// copy of it made: every photo's dates pass here).
     private struct Scanner {
-        private let bytes: [UInt8]
-        private var index = 0
+        private let bytes: Substring.UTF8View
+        private var index: String.Index
 
+        /// Over `text` without its leading and trailing blanks.
         init(_ text: String) {
-            bytes = Array(text.utf8)
+            bytes = text.utf8.trimmingBlanks
+            index = bytes.startIndex
         }
 
-        var atEnd: Bool { index == bytes.count }
+        var atEnd: Bool { index == bytes.endIndex }
+
+        private var current: UInt8? { index < bytes.endIndex ? bytes[index] : nil }
 
         /// Consumes one byte if it is one of `choices`.
-        mutating func take(_ choices: String) -> Bool {
-            guard index < bytes.count, choices.utf8.contains(bytes[index]) else { return false }
-            index += 1
+        mutating func take(_ choices: StaticString) -> Bool {
+            guard let byte = current, choices.withUTF8Buffer({ $0.contains(byte) }) else { return false }
+            bytes.formIndex(after: &index)
             return true
         }
 
         mutating func skipSpaces() {
-            while index < bytes.count, bytes[index] == 0x20 { index += 1 }
+            while current == 0x20 { bytes.formIndex(after: &index) }
         }
 
         /// Up to `maxLength` consecutive digits as text, nil when there are none.
         mutating func digitRun(maxLength: Int) -> String? {
             let start = index
-            while index < bytes.count, index - start < maxLength, (0x30...0x39).contains(bytes[index]) { index += 1 }
-            return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
+            var count = 0
+            while count < maxLength, let byte = current, (0x30...0x39).contains(byte) { bytes.formIndex(after: &index); count += 1 }
+            return count > 0 ? String(Substring(bytes[start..<index])) : nil
         }
 
         /// A run of `digits` digits as its value, read off the bytes (no string made per field).
         mutating func number(digits: ClosedRange<Int>) -> Int? {
             let start = index
-            var value = 0
-            while index < bytes.count, index - start < digits.upperBound, (0x30...0x39).contains(bytes[index]) {
-                value = value * 10 + Int(bytes[index] - 0x30)
-                index += 1
+            var value = 0, count = 0
+            while count < digits.upperBound, let byte = current, (0x30...0x39).contains(byte) {
+                value = value * 10 + Int(byte - 0x30)
+                bytes.formIndex(after: &index); count += 1
             }
-            guard digits.contains(index - start) else {
+            guard digits.contains(count) else {
                 index = start
                 return nil
             }
@@ -150,7 +156,7 @@ enum DateTimeText {
         /// "Z", "+HH", "+HHMM" or "+HH:MM" as normalised text and signed seconds east of UTC.
         mutating func offset() -> (text: String, seconds: Int)? {
             if take("Zz") { return ("+00:00", 0) }
-            let negative = index < bytes.count && bytes[index] == 0x2D
+            let negative = current == 0x2D
             guard take("+-"), let hours = number(digits: 2...2), hours <= 18 else { return nil }
             var minutes = 0
             if !atEnd {

@@ -213,22 +213,32 @@ public struct PhotosAdapter: DeviceAdapter {
         return outcome
     }
 
-    /// By extension, on the UTF-8 bytes: it runs for every file of every re-scan.
     /// A movie by its name's extension (a Live Photo's pairing is looked for only beside one).
     static func isMovie(_ name: String) -> Bool {
-        guard let dot = name.lastIndex(of: ".") else { return false }
-        return movieExtensions.contains(name[name.index(after: dot)...].lowercased())
+        extensionCode(name).map(movieExtensionCodes.contains) ?? false
     }
 
+    /// By extension: it runs for every file of every re-scan.
     static func isPhoto(_ name: String) -> Bool {
-        var ext: [UInt8] = []
+        extensionCode(name).map(photoExtensionCodes.contains) ?? false
+    }
+
+    /// The name's extension of 1 to 5 bytes, lower-cased (ASCII), packed into one number from
+    /// its last byte; nil for none or a longer one. No string is made per name.
+    private static func extensionCode(_ name: String) -> UInt64? {
+        var code: UInt64 = 0, length = 0
         for byte in name.utf8.reversed() {
             if byte == UInt8(ascii: ".") { break }
-            guard ext.count < 5 else { return false }
-            ext.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)     // ASCII lower case
+            guard length < 5 else { return nil }
+            code = code << 8 | UInt64((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+            length += 1
         }
-        guard !ext.isEmpty, ext.count < name.utf8.count else { return false }
-        return photoExtensionBytes.contains(ext)
+        return length > 0 && length < name.utf8.count ? code : nil
     }
-    private static let photoExtensionBytes = Set(photoExtensions.map { Array($0.utf8.reversed()) })
+
+    private static func codes(_ extensions: Set<String>) -> Set<UInt64> {
+        Set(extensions.map { $0.utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) } })
+    }
+    private static let photoExtensionCodes = codes(photoExtensions)
+    private static let movieExtensionCodes = codes(movieExtensions)
 }

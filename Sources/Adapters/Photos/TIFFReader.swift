@@ -63,11 +63,24 @@ struct TIFFReader {
         let field: ArraySlice<UInt8>
     }
 
-    /// An IFD's entries in file order. Tens of entries and a few lookups per photo: a linear
-    /// search over them is cheaper than building a dictionary for each directory.
+    /// An IFD's 12-byte entries as they are in the file. Tens of entries and a few lookups per
+    /// photo: a linear search over the bytes is cheaper than building any table of them. The
+    /// first entry of a tag wins.
     private struct Directory {
-        var entries: [Entry] = []
-        subscript(tag: Int) -> Entry? { entries.first { $0.tag == tag } }
+        var raw: ArraySlice<UInt8> = []
+        var order = ByteOrder.big
+
+        subscript(tag: Int) -> Entry? {
+            var at = 0
+            while at < raw.count {
+                if order.u16(raw, at: at) == tag {
+                    let field = raw.startIndex + at + 8
+                    return Entry(tag: tag, type: order.u16(raw, at: at + 2), count: order.u32(raw, at: at + 4), field: raw[field..<(field + 4)])
+                }
+                at += 12
+            }
+            return nil
+        }
     }
 
     private mutating func directory(at offset: Int, name: String) throws(PhotoReadError) -> Directory {
@@ -85,26 +98,14 @@ struct TIFFReader {
         guard entryCount * 12 <= source.count - offset - 2 else {
             throw PhotoReadError("\(name) at offset \(offset.hex) with \(entryCount) entries runs past the end of \(source.name) (size \(source.count))")
         }
-        let raw = try source.bytes(at: offset + 2, count: entryCount * 12)
-        var entries = Directory()
-        entries.entries.reserveCapacity(entryCount)
-        for index in 0..<entryCount {
-            let at = index * 12
-            let tag = order.u16(raw, at: at)
-            guard entries[tag] == nil else { continue }
-            let fieldStart = raw.startIndex + at + 8
-            entries.entries.append(Entry(tag: tag, type: order.u16(raw, at: at + 2), count: order.u32(raw, at: at + 4),
-                                 field: raw[fieldStart..<(fieldStart + 4)]))
-        }
-        return entries
+        return Directory(raw: try source.bytes(at: offset + 2, count: entryCount * 12), order: order)
     }
 
     /// The IFD a pointer tag refers to; a missing pointer or offset 0 means none. A pointer can be
     /// written in any numeric type, a float or rational far past Int's range too: that one points
     /// outside the data rather than trapping in the conversion.
     private mutating func subDirectory(of parent: Directory, pointerTag: Int, name: String) throws(PhotoReadError) -> Directory {
-        guard let numbers = try numbers(pointerTag, in: parent), let first = numbers.first,
-              let value = first, value != 0 else { return Directory() }
+        guard let first = try number(pointerTag, in: parent), let value = first, value != 0 else { return Directory() }
         guard let offset = Int(exactly: value.rounded(.towardZero)) else {
             throw PhotoReadError("\(name) offset \(value) points outside \(source.name) (size \(source.count))")
         }
@@ -142,26 +143,33 @@ struct TIFFReader {
     /// Numeric values as Doubles; a rational with a zero denominator becomes nil, not NaN or infinity.
     private func numbers(_ tag: Int, in directory: Directory) throws(PhotoReadError) -> [Double?]? {
         guard let entry = directory[tag], let raw = try valueBytes(entry) else { return nil }
-        let width = Self.width(ofType: entry.type) ?? 1
-        return (0..<entry.count).map { index -> Double? in
-            let at = index * width
-            switch entry.type {
-            case 1, 7: return Double(raw[raw.startIndex + at])
-            case 3: return Double(order.u16(raw, at: at))
-            case 4, 13: return Double(order.u32(raw, at: at))
-            case 6: return Double(Int8(bitPattern: raw[raw.startIndex + at]))
-            case 8: return Double(Int16(truncatingIfNeeded: order.u16(raw, at: at)))
-            case 9: return Double(Int32(truncatingIfNeeded: order.u32(raw, at: at)))
-            case 5, 10:
-                let numerator = order.u32(raw, at: at), denominator = order.u32(raw, at: at + 4)
-                guard denominator != 0 else { return nil }
-                return entry.type == 5
-                    ? Double(numerator) / Double(denominator)
-                    : Double(Int32(truncatingIfNeeded: numerator)) / Double(Int32(truncatingIfNeeded: denominator))
-            case 11: return Double(Float(bitPattern: UInt32(order.u32(raw, at: at))))
-            case 12: return Double(bitPattern: order.uint(raw, at: at, width: 8))
-            default: return nil
-            }
+        return (0..<entry.count).map { number(at: $0, of: entry, in: raw) }
+    }
+
+    /// The first numeric value, as `numbers(_:in:)` gives it, with no array made: most tags read hold one.
+    private func number(_ tag: Int, in directory: Directory) throws(PhotoReadError) -> Double?? {
+        guard let entry = directory[tag], entry.count > 0, let raw = try valueBytes(entry) else { return nil }
+        return .some(number(at: 0, of: entry, in: raw))
+    }
+
+    private func number(at index: Int, of entry: Entry, in raw: ArraySlice<UInt8>) -> Double? {
+        let at = index * (Self.width(ofType: entry.type) ?? 1)
+        switch entry.type {
+        case 1, 7: return Double(raw[raw.startIndex + at])
+        case 3: return Double(order.u16(raw, at: at))
+        case 4, 13: return Double(order.u32(raw, at: at))
+        case 6: return Double(Int8(bitPattern: raw[raw.startIndex + at]))
+        case 8: return Double(Int16(truncatingIfNeeded: order.u16(raw, at: at)))
+        case 9: return Double(Int32(truncatingIfNeeded: order.u32(raw, at: at)))
+        case 5, 10:
+            let numerator = order.u32(raw, at: at), denominator = order.u32(raw, at: at + 4)
+            guard denominator != 0 else { return nil }
+            return entry.type == 5
+                ? Double(numerator) / Double(denominator)
+                : Double(Int32(truncatingIfNeeded: numerator)) / Double(Int32(truncatingIfNeeded: denominator))
+        case 11: return Double(Float(bitPattern: UInt32(order.u32(raw, at: at))))
+        case 12: return Double(bitPattern: order.uint(raw, at: at, width: 8))
+        default: return nil
         }
     }
 
@@ -184,7 +192,7 @@ struct TIFFReader {
         var metadata = PhotoMetadata()
         metadata.make = try string(0x010F, in: ifd0)
         metadata.model = try string(0x0110, in: ifd0)
-        if let first = try numbers(0x0112, in: ifd0)?.first, let value = first, (1...8).contains(value) { metadata.orientation = Int(value) }
+        if let first = try number(0x0112, in: ifd0), let value = first, (1...8).contains(value) { metadata.orientation = Int(value) }
 
         let dateSources = [try string(0x9003, in: exif), try string(0x9004, in: exif), try string(0x0132, in: ifd0)]
         metadata.dateTimeOriginal = dateSources.lazy.compactMap { $0.flatMap(DateTimeText.parse)?.dateTime }.first
@@ -208,10 +216,10 @@ struct TIFFReader {
             metadata.latitude = position.latitude
             metadata.longitude = position.longitude
         }
-        if let first = try numbers(6, in: gps)?.first, let altitude = first, altitude.isFinite {
+        if let first = try number(6, in: gps), let altitude = first, altitude.isFinite {
             metadata.altitudeM = try isBelowSeaLevel(gps) ? -abs(altitude) : altitude
         }
-        if let first = try numbers(0x1F, in: gps)?.first, let error = first, error.isFinite, error >= 0 {
+        if let first = try number(0x1F, in: gps), let error = first, error.isFinite, error >= 0 {
             metadata.horizontalErrorM = error
         }
         metadata.gpsTimestampUTC = DateTimeText.gpsTimestamp(dateStamp: try string(0x1D, in: gps), time: try numbers(7, in: gps))
@@ -236,6 +244,6 @@ struct TIFFReader {
     private func isBelowSeaLevel(_ gps: Directory) throws(PhotoReadError) -> Bool {
         guard let entry = gps[5] else { return false }
         if entry.type == 2 { return try string(5, in: gps) == "1" }
-        return try numbers(5, in: gps)?.first == 1
+        return try number(5, in: gps) == 1
     }
 }

@@ -29,7 +29,7 @@ enum TakeoutZip {
     static func scan(_ path: String, stamp: FileStamp, into ledger: inout FileLedger<some ItemSink>, sink: some ItemSink) async throws -> Int {
         var stampBytes: [UInt8] = []
         stamp.write(into: &stampBytes)
-        let digest = "zip-" + Digest.sha256Hex(stampBytes, length: 32)
+        let digest = Digest.sha256Hex(stampBytes, length: 32, prefix: "zip-")
         if let old = ledger.stored[path], FolderAnchor.matches(old, digest: digest) { return 0 }
         let before = ledger.stored[path].flatMap(FolderAnchor.init) ?? FolderAnchor(digest: "")
         var after = FolderAnchor(digest: digest)

@@ -207,7 +207,7 @@ struct VisitDetector {
 
     /// A visit's key: from its arrival time and where it arrived (4 decimals, about 11 m).
     static func key(arrival: Double, latitude: Double, longitude: Double) -> String {
-        "visit:" + Digest.sha256Hex("\(Int64(arrival.rounded()))|\(rounded4(latitude))|\(rounded4(longitude))", length: 32)
+        Digest.sha256Hex("\(Int64(arrival.rounded()))|\(rounded4(latitude))|\(rounded4(longitude))", length: 32, prefix: "visit:")
     }
 
     static func rounded4(_ v: Double) -> String { String(Double(Int64((v * 1e4).rounded())) / 1e4) }
@@ -260,6 +260,6 @@ struct TripBuilder: Sendable {
         let distance = self.distance + Geo.distance(counted, last)
         let identity = "\(Int64(start.time.rounded()))|\(Int64(last.time.rounded()))"
         return Trip(start: start, end: last, distance: distance.rounded(), mode: TripBuilder.mode(speeds),
-                    key: "trip:" + Digest.sha256Hex(identity, length: 32))
+                    key: Digest.sha256Hex(identity, length: 32, prefix: "trip:"))
     }
 }

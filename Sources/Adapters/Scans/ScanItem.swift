@@ -43,7 +43,8 @@ enum CaptureTime {
     /// system's zone had at that wall time (a scanner's clock is local time).
     static func exif(_ meta: PhotoMetadata) -> String? {
         guard let dto = meta.dateTimeOriginal else { return nil }
-        return PhotoItem.stamp(dto, subSecond: meta.subSecond) + (meta.offset ?? CivilCalendar.offsetText(localOffset(wall: dto)))
+        let offset = meta.offset ?? CivilCalendar.offsetText(localOffset(wall: dto))
+        return PhotoItem.TakenAt(wall: dto, subSecond: meta.subSecond, suffix: offset, floating: false).text
     }
 
     /// `YYYY-MM-DDTHH:MM:SS±HH:MM`: the instant as a clock `offsetSeconds` from UTC shows it.

@@ -36,6 +36,15 @@ public struct ItemFields {
         JSONValue.encodeString(value, into: &body)
     }
 
+    /// A string that needs no JSON escape (a time, digits), its bytes appended by `write`: no
+    /// `String` made for it.
+    public mutating func addString(_ name: StaticString, unversioned: Bool = false, writing write: (inout [UInt8]) -> Void) {
+        member(name, unversioned: unversioned)
+        body.append(UInt8(ascii: "\""))
+        write(&body)
+        body.append(UInt8(ascii: "\""))
+    }
+
     /// A number as `JSONValue.double` encodes it (a whole one without a fraction; NaN and infinity as null).
     public mutating func add(_ name: StaticString, _ value: Double, unversioned: Bool = false) {
         member(name, unversioned: unversioned)
@@ -115,7 +124,7 @@ public struct ItemFields {
         body.append(UInt8(ascii: "}"))
         guard let digits = versionDigits else { return (body, nil) }
         let version = hashed.withUnsafeBufferPointer { ItemTemplate.version(ofMembers: $0, in: body) }
-        body.replaceSubrange(digits, with: version.utf8)
+        for (at, digit) in zip(digits, version.utf8) { body[at] = digit }
         return (body, version)
     }
 

@@ -6,13 +6,14 @@ public enum Digest {
         withSHA256(bytes) { Array($0) }
     }
 
-    /// Lower-case hex of the digest, cut to `length` characters (at most 64).
-    public static func sha256Hex(_ bytes: some Collection<UInt8>, length: Int = 64) -> String {
-        withSHA256(bytes) { hex($0, length: length) }
+    /// Lower-case hex of the digest, cut to `length` characters (at most 64), after `prefix`
+    /// (a key's `photo:`): one string made.
+    public static func sha256Hex(_ bytes: some Collection<UInt8>, length: Int = 64, prefix: StaticString = "") -> String {
+        withSHA256(bytes) { hex($0, length: length, prefix: prefix) }
     }
 
-    public static func sha256Hex(_ string: String, length: Int = 64) -> String {
-        sha256Hex(Array(string.utf8), length: length)
+    public static func sha256Hex(_ string: String, length: Int = 64, prefix: StaticString = "") -> String {
+        sha256Hex(Array(string.utf8), length: length, prefix: prefix)
     }
 
     /// `body` of the digest, held on the stack: a version per item costs no allocation for it.
@@ -28,10 +29,11 @@ public enum Digest {
         return withUnsafeBytes(of: digest, body)
     }
 
-    public static func hex(_ bytes: some Collection<UInt8>, length: Int = .max) -> String {
-        let count = min(length, 2 * bytes.count)
+    public static func hex(_ bytes: some Collection<UInt8>, length: Int = .max, prefix: StaticString = "") -> String {
+        let count = prefix.utf8CodeUnitCount + min(length, 2 * bytes.count)
         return String(unsafeUninitializedCapacity: count) { out in
             var n = 0
+            prefix.withUTF8Buffer { for byte in $0 { out[n] = byte; n += 1 } }
             for b in bytes where n < count {
                 out[n] = hexDigits[Int(b >> 4)]; n += 1
                 if n < count { out[n] = hexDigits[Int(b & 0xF)]; n += 1 }
