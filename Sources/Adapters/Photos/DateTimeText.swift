@@ -24,39 +24,41 @@ struct ParsedDateTime {
 /// or fill unknown dates with blanks or zeros (which must come out as nil, not year 0).
 enum DateTimeText {
     static func parse(_ text: String) -> ParsedDateTime? {
-        var scanner = Scanner(text)
-        guard let year = scanner.number(digits: 4...4), scanner.take(":-"),
-              let month = scanner.number(digits: 1...2), scanner.take(":-"),
-              let day = scanner.number(digits: 1...2), scanner.take("T "),
-              let hour = scanner.number(digits: 1...2), scanner.take(":"),
-              let minute = scanner.number(digits: 1...2) else { return nil }
-        var second = 0
-        var fraction: String?
-        if scanner.take(":") {
-            guard let value = scanner.number(digits: 1...2) else { return nil }
-            second = value
-            if scanner.take(".,") {
-                guard let digits = scanner.digitRun(maxLength: 18) else { return nil }
-                fraction = digits
+        Scanner.scanning(text) { scanner in
+            guard let year = scanner.number(digits: 4...4), scanner.take(":-"),
+                  let month = scanner.number(digits: 1...2), scanner.take(":-"),
+                  let day = scanner.number(digits: 1...2), scanner.take("T "),
+                  let hour = scanner.number(digits: 1...2), scanner.take(":"),
+                  let minute = scanner.number(digits: 1...2) else { return nil }
+            var second = 0
+            var fraction: String?
+            if scanner.take(":") {
+                guard let value = scanner.number(digits: 1...2) else { return nil }
+                second = value
+                if scanner.take(".,") {
+                    guard let digits = scanner.digitRun(maxLength: 18) else { return nil }
+                    fraction = digits
+                }
             }
+            scanner.skipSpaces()
+            var zone: (text: String, seconds: Int)?
+            if !scanner.atEnd {
+                guard let parsed = scanner.offset() else { return nil }
+                zone = parsed
+            }
+            guard scanner.atEnd,
+                  let dateTime = validated(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            else { return nil }
+            return ParsedDateTime(dateTime: dateTime, fraction: fraction, offset: zone?.text, offsetSeconds: zone?.seconds)
         }
-        scanner.skipSpaces()
-        var zone: (text: String, seconds: Int)?
-        if !scanner.atEnd {
-            guard let parsed = scanner.offset() else { return nil }
-            zone = parsed
-        }
-        guard scanner.atEnd,
-              let dateTime = validated(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        else { return nil }
-        return ParsedDateTime(dateTime: dateTime, fraction: fraction, offset: zone?.text, offsetSeconds: zone?.seconds)
     }
 
     /// An Exif OffsetTime value ("+02:00", "+0200", "+02", "Z") as "+HH:MM"; nil for blanks.
     static func offset(_ text: String) -> String? {
-        var scanner = Scanner(text)
-        guard let zone = scanner.offset(), scanner.atEnd else { return nil }
-        return zone.text
+        Scanner.scanning(text) { scanner in
+            guard let zone = scanner.offset(), scanner.atEnd else { return nil }
+            return zone.text
+        }
     }
 
     /// SubSecTime digits with padding removed; nil unless only digits remain.
@@ -72,12 +74,14 @@ enum DateTimeText {
               let hour = time[0], let minute = time[1], let second = time[2],
               hour == hour.rounded(.down), minute == minute.rounded(.down),
               (0..<60).contains(second) else { return nil }
-        var scanner = Scanner(dateStamp)
-        guard let year = scanner.number(digits: 4...4), scanner.take(":-"),
-              let month = scanner.number(digits: 1...2), scanner.take(":-"),
-              let day = scanner.number(digits: 1...2), scanner.atEnd,
-              (0..<24).contains(hour), (0..<60).contains(minute),
-              var result = validated(year: year, month: month, day: day, hour: Int(hour), minute: Int(minute), second: Int(second))
+        let date = Scanner.scanning(dateStamp) { scanner -> (year: Int, month: Int, day: Int)? in
+            guard let year = scanner.number(digits: 4...4), scanner.take(":-"),
+                  let month = scanner.number(digits: 1...2), scanner.take(":-"),
+                  let day = scanner.number(digits: 1...2), scanner.atEnd else { return nil }
+            return (year, month, day)
+        }
+        guard let date, (0..<24).contains(hour), (0..<60).contains(minute),
+              var result = validated(year: date.year, month: date.month, day: date.day, hour: Int(hour), minute: Int(minute), second: Int(second))
         else { return nil }
         result.nanosecond = min(Int(((second - second.rounded(.down)) * 1e9).rounded()), 999_999_999)
         return result
@@ -104,14 +108,22 @@ enum DateTimeText {
     }
 
     /// Reads ASCII fields off a date string one token at a time, on the string's own UTF-8 (no
-    /// copy of it made: every photo's dates pass here).
+    /// copy of it made: every photo's dates pass here). Lives only inside ``scanning(_:_:)``.
     private struct Scanner {
-        private let bytes: Substring.UTF8View
-        private var index: String.Index
+        private let bytes: Slice<UnsafeBufferPointer<UInt8>>
+        private var index: Int
 
-        /// Over `text` without its leading and trailing blanks.
-        init(_ text: String) {
-            bytes = text.utf8.trimmingBlanks
+        /// Runs `body` with a scanner over `text` without its leading and trailing blanks.
+        static func scanning<R>(_ text: String, _ body: (inout Scanner) -> R?) -> R? {
+            var text = text
+            return text.withUTF8 { utf8 in
+                var scanner = Scanner(bytes: utf8[...].trimmingBlanks)
+                return body(&scanner)
+            }
+        }
+
+        private init(bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+            self.bytes = bytes
             index = bytes.startIndex
         }
 
@@ -122,31 +134,30 @@ enum DateTimeText {
         /// Consumes one byte if it is one of `choices`.
         mutating func take(_ choices: StaticString) -> Bool {
             guard let byte = current, choices.withUTF8Buffer({ $0.contains(byte) }) else { return false }
-            bytes.formIndex(after: &index)
+            index += 1
             return true
         }
 
         mutating func skipSpaces() {
-            while current == 0x20 { bytes.formIndex(after: &index) }
+            while current == 0x20 { index += 1 }
         }
 
         /// Up to `maxLength` consecutive digits as text, nil when there are none.
         mutating func digitRun(maxLength: Int) -> String? {
             let start = index
-            var count = 0
-            while count < maxLength, let byte = current, (0x30...0x39).contains(byte) { bytes.formIndex(after: &index); count += 1 }
-            return count > 0 ? String(Substring(bytes[start..<index])) : nil
+            while index - start < maxLength, let byte = current, (0x30...0x39).contains(byte) { index += 1 }
+            return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
         }
 
         /// A run of `digits` digits as its value, read off the bytes (no string made per field).
         mutating func number(digits: ClosedRange<Int>) -> Int? {
             let start = index
-            var value = 0, count = 0
-            while count < digits.upperBound, let byte = current, (0x30...0x39).contains(byte) {
+            var value = 0
+            while index - start < digits.upperBound, let byte = current, (0x30...0x39).contains(byte) {
                 value = value * 10 + Int(byte - 0x30)
-                bytes.formIndex(after: &index); count += 1
+                index += 1
             }
-            guard digits.contains(count) else {
+            guard digits.contains(index - start) else {
                 index = start
                 return nil
             }

@@ -134,8 +134,13 @@ struct MovieFields {
     /// degrees followed by minutes (`+DDMM.MMM`) or minutes and seconds (`+DDMMSS.SS`), as
     /// exiftool's ConvertISO6709 reads it. The altitude is optional.
     static func iso6709(_ text: String) -> (latitude: Double, longitude: Double, altitude: Double)? {
-        // On the UTF-8 bytes: the text is ASCII, and a Character walk cost more than the rest of a movie's parse.
-        var rest = text.utf8.trimmingBlanks
+        // On the UTF-8 bytes in place: the text is ASCII, and a Character walk cost more than the rest of a movie's parse.
+        var text = text
+        return text.withUTF8 { iso6709(bytes: $0[...].trimmingBlanks) }
+    }
+
+    private static func iso6709(bytes: Slice<UnsafeBufferPointer<UInt8>>) -> (latitude: Double, longitude: Double, altitude: Double)? {
+        var rest = bytes
         func signed(degreeDigits: Int) -> Double? {
             guard let sign = rest.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
             rest = rest.dropFirst()
@@ -147,7 +152,7 @@ struct MovieFields {
             }
             let number = rest[..<end]
             rest = rest[end...]
-            guard let whole = Double(Substring(number)) else { return nil }
+            guard let whole = Double(String(decoding: number, as: UTF8.self)) else { return nil }
             let value: Double
             switch degreeDigits == 0 ? 0 : integerDigits - degreeDigits {       // digits past the degrees'
             case ...0: value = whole
