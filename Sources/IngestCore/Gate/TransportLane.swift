@@ -16,13 +16,11 @@ final class TransportLane: Sendable {
 
     func post(endpoint: Endpoint, source: String, items: [OutboxEntry], credential: CredentialKind, trace: TraceID) async -> NodeReply {
         let transport = self.transport
-        let reply = await lane.run {
+        // The lane lets go of the batch and the node before this resumes (`Lane.run`): the caller
+        // stays their last owner, so they close (and checkpoint their WAL) before the process
+        // exits, not on the lane while it exits.
+        return await lane.run {
             transport.withLock { $0.post(endpoint: endpoint, source: source, items: items, credential: credential, trace: trace) }
         }
-        // Once an empty job has run after it, the job above has let go of what it held (the
-        // batch, the node): the caller stays their last owner, so they close (and checkpoint
-        // their WAL) before the process exits, not on the lane while it exits.
-        await lane.run {}
-        return reply
     }
 }

@@ -54,11 +54,21 @@ public enum WorkerThreads {
 
         public init(_ label: String) { self.label = label }
 
-        /// Runs `body` after what was given before, and returns what it returns.
+        /// Runs `body` after what was given before, and returns what it returns. The lane lets go
+        /// of `body`, and of all it holds, before the caller resumes: the caller stays the last
+        /// owner of what it lent (a node the lane released would close on the lane as the
+        /// process exits).
         public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-            await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
-                submit { done.resume(returning: body()) }
+            let held = Locked<(@Sendable () -> T)?>(body)
+            return await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+                submit { done.resume(returning: Lane.call(held)) }
             }
+        }
+
+        /// Takes the body out of `held` and runs it; the body is released when this returns.
+        private static func call<T>(_ held: Locked<(@Sendable () -> T)?>) -> T {
+            let body = held.withLock { $0.take()! }
+            return body()
         }
 
         /// Queues `body` after what was given before, not waited for.
