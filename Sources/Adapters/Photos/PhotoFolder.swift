@@ -2,11 +2,13 @@
 struct PhotoFolder {
     var path: String
     var photos: [FolderWalker.Entry] = []
-    var sidecars: [String: String] = [:]        // file name → "size:mtime"
+    var sidecars: [String: FileStamp] = [:]
     /// Archives read in place as Takeout zips (``TakeoutZip``).
     var zips: [FolderWalker.Entry] = []
     /// Built only when the folder holds `.json` files.
     var takeout: TakeoutSidecarMatcher?
+    /// Whether any sidecar is an `.xmp`: a Takeout folder's photos then make no names to look up.
+    private var hasXMP = false
 
     static func isSidecar(_ name: String) -> Bool {
         name.hasSuffix(".xmp") || name.hasSuffix(".XMP") || TakeoutSidecarMatcher.isSidecar(name)
@@ -18,8 +20,8 @@ struct PhotoFolder {
         for entry in listing.files {
             if TakeoutZip.isZip(entry.name) { zips.append(entry); continue }
             guard PhotoFolder.isSidecar(entry.name) else { photos.append(entry); continue }
-            sidecars[entry.name] = "\(entry.stamp.size):\(entry.stamp.mtime)"
-            if TakeoutSidecarMatcher.isSidecar(entry.name) { jsons.append(entry.name) }
+            sidecars[entry.name] = entry.stamp
+            if TakeoutSidecarMatcher.isSidecar(entry.name) { jsons.append(entry.name) } else { hasXMP = true }
         }
         if !jsons.isEmpty { takeout = TakeoutSidecarMatcher(sidecarNames: jsons) }
     }
@@ -28,18 +30,32 @@ struct PhotoFolder {
     /// Lightroom does) and its Takeout `.json`, from the listing: no extra syscall.
     func sidecars(of name: String) -> Sidecars? {
         guard !sidecars.isEmpty else { return nil }
-        var candidates = [name + ".xmp", name + ".XMP"]
-        if let dot = name.lastIndex(of: ".") { candidates += [String(name[..<dot]) + ".xmp", String(name[..<dot]) + ".XMP"] }
-        let xmp = candidates.first { sidecars[$0] != nil }
+        let xmp = hasXMP ? xmpSidecar(of: name) : nil
         let json = takeout?.sidecar(for: name)
         guard xmp != nil || json != nil else { return nil }
-        return Sidecars(xmp: xmp, takeout: json, stamp: [xmp, json].compactMap { $0.flatMap { sidecars[$0] } }.joined(separator: "+"))
+        let files = [xmp, json].map { $0.flatMap { name in sidecars[name].map { (name: name, stamp: $0) } } }
+        return Sidecars(xmp: files[0].map { Sidecars.File(name: $0.name, size: $0.stamp.size) },
+                        takeout: files[1].map { Sidecars.File(name: $0.name, size: $0.stamp.size) },
+                        stamp: files.compactMap { $0.map { "\($0.stamp.size):\($0.stamp.mtime)" } }.joined(separator: "+"))
+    }
+
+    private func xmpSidecar(of name: String) -> String? {
+        var candidates = [name + ".xmp", name + ".XMP"]
+        if let dot = name.lastIndex(of: ".") { candidates += [String(name[..<dot]) + ".xmp", String(name[..<dot]) + ".XMP"] }
+        return candidates.first { sidecars[$0] != nil }
     }
 }
 
 /// The sidecars of one photo, and their stamps as one string for the anchor.
 struct Sidecars: Sendable {
-    var xmp: String?
-    var takeout: String?
+    /// A sidecar's name in the folder, and its size as the folder's walk saw it.
+    struct File: Sendable {
+        var name: String
+        var size: Int64
+    }
+
+    var xmp: File?
+    var takeout: File?
+    /// `size:mtime` of each, `+` between.
     var stamp: String
 }

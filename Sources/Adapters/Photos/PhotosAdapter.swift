@@ -189,26 +189,27 @@ public struct PhotosAdapter: DeviceAdapter {
     /// - Parameter opened: `folder`, open, so its photos are opened by name; nil opens them by path.
     static func readOne(folder: String, _ opened: OpenFolder?, name: String, size: Int64, sidecar: Sidecars?) -> Outcome {
         var outcome = Outcome()
-        let path = folder + "/" + name
         func read(_ name: String, statedSize: Int? = nil) throws(PhotoReadError) -> PhotoMetadata {
             try PhotoGeotagReader.read(path: opened == nil ? folder + "/" + name : name, in: opened, statedSize: statedSize).0
         }
         do {
             var meta = try read(name, statedSize: Int(size))
             if let xmp = sidecar?.xmp {
-                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(xmp)) }
-                catch { outcome.warnings.append("\(folder)/\(xmp): \(error.reason); the photo's own metadata is used") }
+                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(xmp.name, statedSize: Int(xmp.size))) }
+                catch { outcome.warnings.append("\(folder)/\(xmp.name): \(error.reason); the photo's own metadata is used") }
             }
             if let json = sidecar?.takeout {
-                let path = opened == nil ? folder + "/" + json : json
-                do { meta = TakeoutSidecarReader.filling(meta, from: try TakeoutSidecarReader.metadata(path: path, in: opened)) }
-                catch { outcome.warnings.append("\(folder)/\(json): \(error.reason); the photo's own metadata is used") }
+                let path = opened == nil ? folder + "/" + json.name : json.name
+                do {
+                    let sidecar = try TakeoutSidecarReader.metadata(path: path, in: opened, statedSize: Int(json.size))
+                    meta = TakeoutSidecarReader.filling(meta, from: sidecar)
+                } catch { outcome.warnings.append("\(folder)/\(json.name): \(error.reason); the photo's own metadata is used") }
             }
             outcome.item = PhotoItem.make(meta, fileName: name, size: size)
             outcome.pairing = LivePhoto.Facts(meta)
             outcome.withoutGPS = outcome.item == nil
         } catch {
-            outcome.warnings.append("\(path): \(error.reason); skipped")
+            outcome.warnings.append("\(folder)/\(name): \(error.reason); skipped")
         }
         return outcome
     }

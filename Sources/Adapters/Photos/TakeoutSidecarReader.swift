@@ -10,8 +10,9 @@ enum TakeoutSidecarReader {
     static let maxSize = 1 << 20
 
     /// The sidecar at `path` (relative to `folder` when given), read whole: it is all metadata.
-    static func metadata(path: String, in folder: OpenFolder?) throws(PhotoReadError) -> PhotoMetadata {
-        let file = try BoundedFile(path: path, in: folder)
+    /// - Parameter statedSize: its size as a folder walk's `stat` gave it (see ``BoundedFile``).
+    static func metadata(path: String, in folder: OpenFolder?, statedSize: Int) throws(PhotoReadError) -> PhotoMetadata {
+        let file = try BoundedFile(path: path, in: folder, statedSize: statedSize)
         guard file.size <= maxSize else { throw PhotoReadError("Takeout sidecar of \(file.size) bytes exceeds the \(maxSize >> 20) MiB limit") }
         return try metadata(from: file.read(at: 0, count: file.size))
     }
