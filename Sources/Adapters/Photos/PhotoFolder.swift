@@ -10,8 +10,10 @@ struct PhotoFolder {
     /// Whether any sidecar is an `.xmp`: a Takeout folder's photos then make no names to look up.
     private var hasXMP = false
 
+    /// `.xmp`, `.XMP` or a Takeout `.json`, by the name's last bytes: every file of every re-scan passes here.
     static func isSidecar(_ name: String) -> Bool {
-        name.hasSuffix(".xmp") || name.hasSuffix(".XMP") || TakeoutSidecarMatcher.isSidecar(name)
+        let tail = name.utf8.suffix(4)
+        return tail.elementsEqual(".xmp".utf8) || tail.elementsEqual(".XMP".utf8) || TakeoutSidecarMatcher.isSidecar(name)
     }
 
     init(_ listing: FolderWalker.Listing) {

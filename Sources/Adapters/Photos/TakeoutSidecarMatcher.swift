@@ -19,6 +19,7 @@ struct TakeoutSidecarMatcher {
     }
 
     private static let supplemental = "supplemental-metadata"
+    private static let supplementalBytes = Array(supplemental.utf8)
     /// Where Takeout cuts the name in front of `.json`.
     private static let clipLengths = [46, 51]
     /// Suffixes Google Photos gives an edited copy, per language (google-photos-takeout-helper's
@@ -36,10 +37,13 @@ struct TakeoutSidecarMatcher {
         for json in sidecarNames {
             guard let stem = TakeoutSidecarMatcher.stem(ofSidecar: json) else { continue }
             if sidecars[stem] == nil { sidecars[stem] = json }
-            // `IMG_1.jpg.supplemental-meta` or `IMG_1.jpg.` also stands for `IMG_1.jpg`.
-            if let dot = stem.name.lastIndex(of: "."), dot > stem.name.startIndex,
-               TakeoutSidecarMatcher.supplemental.hasPrefix(stem.name[stem.name.index(after: dot)...]) {
-                let shorter = Stem(name: String(stem.name[..<dot]), number: stem.number)
+            // `IMG_1.jpg.supplemental-meta` or `IMG_1.jpg.` also stands for `IMG_1.jpg`. On the
+            // bytes: a folder of a Takeout holds thousands of sidecars.
+            let name = stem.name.utf8
+            if let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > name.startIndex,
+               TakeoutSidecarMatcher.supplementalBytes.starts(with: name[name.index(after: dot)...]),
+               let before = String(name[..<dot]) {
+                let shorter = Stem(name: before, number: stem.number)
                 if sidecars[shorter] == nil { sidecars[shorter] = json }
             }
         }
@@ -92,7 +96,7 @@ struct TakeoutSidecarMatcher {
 
     /// `IMG_1(2)` → `IMG_1` and "2".
     private static func trailingNumber(_ text: String) -> (String, String)? {
-        guard text.hasSuffix(")"), let open = text.lastIndex(of: "(") else { return nil }
+        guard text.utf8.last == UInt8(ascii: ")"), let open = text.lastIndex(of: "(") else { return nil }
         let digits = text[text.index(after: open)..<text.index(before: text.endIndex)]
         guard !digits.isEmpty, digits.utf8.count <= 6, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return (String(text[..<open]), String(digits))
