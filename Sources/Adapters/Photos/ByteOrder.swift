@@ -53,6 +53,14 @@ extension StringProtocol {
     /// Exif strings are ASCII, so this looks at bytes: `Character.isWhitespace` cost more than
     /// the rest of a photo's parse.
     var trimmed: String { String(decoding: utf8.trimmingBlanks, as: UTF8.self) }
+
+    /// Whether the name ends in `.` and `ext` (lower-case ASCII letters), in any case, after a
+    /// byte of its own: told on the bytes, as every file of every re-scan is.
+    func hasExtension(_ ext: StaticString) -> Bool {
+        let tail = utf8.suffix(ext.utf8CodeUnitCount + 1)
+        return utf8.count > ext.utf8CodeUnitCount + 1 && tail.first == UInt8(ascii: ".")
+            && ext.withUTF8Buffer { zip(tail.dropFirst(), $0).allSatisfy { $0 | 0x20 == $1 } }
+    }
 }
 
 extension Collection<UInt8> {

@@ -32,13 +32,10 @@ struct PhotoFolder {
     /// Lightroom does) and its Takeout `.json`, from the listing: no extra syscall.
     func sidecars(of name: String) -> Sidecars? {
         guard !sidecars.isEmpty else { return nil }
-        let xmp = hasXMP ? xmpSidecar(of: name) : nil
-        let json = takeout?.sidecar(for: name)
+        func file(_ name: String?) -> Sidecars.File? { name.flatMap { name in sidecars[name].map { Sidecars.File(name: name, stamp: $0) } } }
+        let xmp = file(hasXMP ? xmpSidecar(of: name) : nil), json = file(takeout?.sidecar(for: name))
         guard xmp != nil || json != nil else { return nil }
-        let files = [xmp, json].map { $0.flatMap { name in sidecars[name].map { (name: name, stamp: $0) } } }
-        return Sidecars(xmp: files[0].map { Sidecars.File(name: $0.name, size: $0.stamp.size) },
-                        takeout: files[1].map { Sidecars.File(name: $0.name, size: $0.stamp.size) },
-                        stamp: files.compactMap { $0.map { "\($0.stamp.size):\($0.stamp.mtime)" } }.joined(separator: "+"))
+        return Sidecars(xmp: xmp, takeout: json)
     }
 
     private func xmpSidecar(of name: String) -> String? {
@@ -50,14 +47,20 @@ struct PhotoFolder {
 
 /// The sidecars of one photo, and their stamps as one string for the anchor.
 struct Sidecars: Sendable {
-    /// A sidecar's name in the folder, and its size as the folder's walk saw it.
+    /// A sidecar's name in the folder, and its stat as the folder's walk saw it.
     struct File: Sendable {
         var name: String
-        var size: Int64
+        var stamp: FileStamp
     }
 
-    var xmp: File?
-    var takeout: File?
+    let xmp: File?
+    let takeout: File?
     /// `size:mtime` of each, `+` between.
-    var stamp: String
+    let stamp: String
+
+    init(xmp: File?, takeout: File?) {
+        self.xmp = xmp
+        self.takeout = takeout
+        stamp = [xmp, takeout].compactMap { $0.map { "\($0.stamp.size):\($0.stamp.mtime)" } }.joined(separator: "+")
+    }
 }

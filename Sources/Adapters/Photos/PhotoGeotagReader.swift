@@ -67,10 +67,8 @@ public enum PhotoGeotagReader {
         return merged
     }
 
-    /// By its name's last four bytes, any case: no lower-cased copy of every photo's name.
-    private static func isSidecar(_ path: String) -> Bool {
-        path.utf8.count >= 4 && path.utf8.suffix(4).elementsEqual(".xmp".utf8) { ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }
-    }
+    /// By its name's extension, any case: no lower-cased copy of every photo's name.
+    private static func isSidecar(_ path: String) -> Bool { path.hasExtension("xmp") }
 
     /// A whole XMP file, which (unlike a photo) is all metadata.
     private static func sidecarPacket(in file: FileBytes) throws(PhotoReadError) -> [UInt8] {

@@ -195,13 +195,13 @@ public struct PhotosAdapter: DeviceAdapter {
         do {
             var meta = try read(name, statedSize: Int(size))
             if let xmp = sidecar?.xmp {
-                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(xmp.name, statedSize: Int(xmp.size))) }
+                do { meta = PhotoGeotagReader.merge(file: meta, sidecar: try read(xmp.name, statedSize: Int(xmp.stamp.size))) }
                 catch { outcome.warnings.append("\(folder)/\(xmp.name): \(error.reason); the photo's own metadata is used") }
             }
             if let json = sidecar?.takeout {
                 let path = opened == nil ? folder + "/" + json.name : json.name
                 do {
-                    let sidecar = try TakeoutSidecarReader.metadata(path: path, in: opened, statedSize: Int(json.size))
+                    let sidecar = try TakeoutSidecarReader.metadata(path: path, in: opened, statedSize: Int(json.stamp.size))
                     meta = TakeoutSidecarReader.filling(meta, from: sidecar)
                 } catch { outcome.warnings.append("\(folder)/\(json.name): \(error.reason); the photo's own metadata is used") }
             }

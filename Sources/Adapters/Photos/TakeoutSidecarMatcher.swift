@@ -49,12 +49,8 @@ struct TakeoutSidecarMatcher {
         }
     }
 
-    /// Ends in `.json`, in any case; checked on the bytes, as for every file of every re-scan.
-    static func isSidecar(_ name: String) -> Bool {
-        let tail = name.utf8.suffix(5)
-        return name.utf8.count > 5 && tail.first == UInt8(ascii: ".")
-            && zip(tail.dropFirst(), "json".utf8).allSatisfy { $0 | 0x20 == $1 }
-    }
+    /// Ends in `.json`, in any case.
+    static func isSidecar(_ name: String) -> Bool { name.hasExtension("json") }
 
     /// The sidecar of the media file `name`, or nil.
     func sidecar(for name: String) -> String? {

@@ -13,10 +13,7 @@ enum TakeoutZip {
     /// Enough for the metadata of a photo straight from a phone (Exif with a maker note, a HEIF `meta`).
     static let headSize = 256 << 10
 
-    static func isZip(_ name: String) -> Bool {
-        let tail = name.utf8.suffix(4)
-        return name.utf8.count > 4 && tail.first == UInt8(ascii: ".") && zip(tail.dropFirst(), "zip".utf8).allSatisfy { $0 | 0x20 == $1 }
-    }
+    static func isZip(_ name: String) -> Bool { name.hasExtension("zip") }
 
     /// One folder inside the archive, as read.
     private struct Folder {
