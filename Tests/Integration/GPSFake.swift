@@ -15,6 +15,10 @@ import Testing
 /// it stops gpsd and exits 2 s after the last sentence ("Test timed out", status 1).
 /// UDP with a 0.3 ms pause between sentences: a pty feeds ~20 fixes/s, too slow for a day's log,
 /// and UDP with no pause drops datagrams when the machine is busy.
+/// gpsfake names gpsd's control socket `$TMPDIR/gpsfake-<its pid>.sock` and adds its device as
+/// soon as that path exists. A gpsd killed by SIGKILL leaves its socket behind; a later gpsfake
+/// with the same pid then raced ahead of the hold and of gpsd, added its device to the dead socket
+/// (silently) and fed its whole log to a closed port. So each gpsfake gets a TMPDIR of its own.
 final class GPSFake {
     let port: Int
     let process: Child
@@ -35,7 +39,7 @@ final class GPSFake {
         try "#!/bin/sh\n# gpsfake's daemon monitor: stop gpsfake (the parent) until the test lets it go on, then become gpsd.\nkill -STOP $PPID\nexec \"$@\"\n"
             .write(toFile: hold, atomically: true, encoding: .utf8)
         let args = ["-1", "-q", "-u", "-n", "-W", "2", "-D", "2", "-m", "/bin/sh " + hold, "-c", "0.0003", "-P", String(port), log]
-        process = try childLoggingStderr(to: logPath, "/usr/bin/gpsfake", args, env: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        process = try childLoggingStderr(to: logPath, "/usr/bin/gpsfake", args, env: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR": dir])
         // A generous bound: under the sanitizers, with every suite starting processes at once, Python
         // alone can take seconds to start. A gpsfake that has already ended fails at once.
         let started = eventually(90) {
@@ -53,6 +57,10 @@ final class GPSFake {
     deinit {
         kill()
         try? FileManager.default.removeItem(atPath: dir)
+        // gpsd makes its shared-memory export (key 0x4770 + port, set by gpsfake) as root, then
+        // drops privileges and cannot remove it when it exits; left alone, each port keeps 24 KB.
+        let segment = shmget(key_t(0x4770_0000 | port), 0, 0)
+        if segment >= 0 { _ = shmctl(segment, IPC_RMID, nil) }
     }
 
     /// Waits until gpsd has answered a client's WATCH (the agent connects with backoff), then lets
@@ -65,12 +73,13 @@ final class GPSFake {
         process.signal(SIGCONT)
     }
 
-    /// Waits for gpsfake to end; true when it fed the whole log (its last words, "Test timed out",
-    /// mean it waited `-W` seconds after the last sentence and stopped gpsd).
+    /// Waits for gpsfake to end; true when gpsd took the device (its log shows gpsfake's `+udp://`
+    /// on the control socket) and gpsfake fed the whole log (its last words, "Test timed out", mean
+    /// it waited `-W` seconds after the last sentence and stopped gpsd).
     @discardableResult
     func waitUntilFed() -> Bool {
         if exit == nil { exit = process.wait() }
-        return GPSFake.tail(of: logPath).contains("Test timed out")
+        return GPSFake.head(of: logPath).contains(": +udp://") && GPSFake.tail(of: logPath).contains("Test timed out")
     }
 
     /// Stops gpsd and gpsfake by pid, as a crash or `systemctl restart gpsd` would.
@@ -120,6 +129,13 @@ final class GPSFake {
         let size = (try? file.seekToEnd()) ?? 0
         try? file.seek(toOffset: size > 4096 ? size - 4096 : 0)
         return String(decoding: (try? file.readToEnd()) ?? Data(), as: UTF8.self)
+    }
+
+    /// The first 16 KB of a file: where gpsd logs the client's WATCH and gpsfake's device.
+    static func head(of path: String) -> String {
+        guard let file = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? file.close() }
+        return String(decoding: (try? file.read(upToCount: 16_384)) ?? Data(), as: UTF8.self)
     }
 }
 
