@@ -40,7 +40,7 @@ USER_CONFIG := $(or $(HEARTHLOOM_CONFIG_DIR),$(XDG_CONFIG_HOME),$(HOME)/.config)
 RUN_CONFIG := $(if $(wildcard $(USER_CONFIG)/node.conf $(USER_CONFIG)/adapters.d),$(USER_CONFIG),$(CURDIR)/fixtures/demo)
 RUN_STATE := $(if $(filter $(CURDIR)/fixtures/demo,$(RUN_CONFIG)),$(CURDIR)/.build/demo-state,)
 
-.PHONY: deps build release run test sanitize tsan-build bench install uninstall clean deb deb-test soak
+.PHONY: deps build release run test sanitize bench install uninstall clean deb deb-test soak
 
 deps:
 	@missing=$$(for p in $(APT_BUILD) $(APT_TEST) $(APT_BENCH); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -97,13 +97,9 @@ sanitize: deps
 	rm -rf .build/lsan-state; set -e; for args in "run" "run --dry-run" "status --json" "capture leak check"; do \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 .build/asan/debug/hearthloom-ingest $$args \
 			--config-dir fixtures/demo --state-dir .build/lsan-state >/dev/null; done; echo "leak check: no leaks"
-	$(MAKE) tsan-build
+	$(SWIFT) build --build-tests --scratch-path .build/tsan --sanitize=thread
 	set -o pipefail; HEARTHLOOM_BIN=$(CURDIR)/.build/tsan/debug/hearthloom-ingest $(SAN_ENV) $(RUN_SUITES) --log .build/tsan-logs \
 		--filter '$(TSAN_SUITES)' -- $(SWIFT) test --skip-build --scratch-path .build/tsan --sanitize=thread 2>&1 | tee .build/tsan.log
-# The ThreadSanitizer build alone: CI makes it beside the AddressSanitizer suite (`make sanitize`
-# then finds it done; SwiftPM's lock makes a second build of the same scratch path wait).
-tsan-build: deps
-	$(SWIFT) build --build-tests --scratch-path .build/tsan --sanitize=thread
 # Any report fails the run: UBSan would otherwise only print, and a child's report must fail the test that ran it.
 # The sanitizer prints the stack; Swift's own backtracer is off, as it can outlive an aborted child and
 # hold the test's pipes open.
