@@ -294,7 +294,7 @@ private struct ComponentReader {
         if raw.is_date != 0 { ref = ZoneRef(pointer: nil, zone: .date) }
         else if raw.zone == cical_utc_timezone() { ref = ZoneRef(pointer: nil, zone: .utc) }
         else if let property = property ?? first(kind) {
-            if let tzid = cical_first_parameter(property, ICAL_TZID_PARAMETER).flatMap(cical_parameter_string).map({ String(cString: $0) }) {
+            if let tzid = cical_first_parameter(property, ICAL_TZID_PARAMETER).flatMap(cical_parameter_text).map({ String(cString: $0) }) {
                 guard let zone = raw.zone else { throw ComponentProblem("unknown TZID \(tzid)") }
                 let shared = zoneCalendar.flatMap { calendar in tzid.withCString { cical_timezone_of(calendar, $0) } }
                 ref = ZoneRef(pointer: shared ?? zone, zone: .zoned(tzid: tzid))
@@ -355,8 +355,7 @@ private struct ComponentReader {
         if address.lowercased().hasPrefix("mailto:") { address.removeFirst("mailto:".count) }
         guard address.contains("@") else { return nil }
         func parameter(_ kind: icalparameter_kind, _ name: String) throws(ComponentProblem) -> String? {
-            guard let parameter = cical_first_parameter(property, kind),
-                  let value = cical_parameter_string(parameter) ?? cical_property_parameter(property, name) else { return nil }
+            guard let value = cical_first_parameter(property, kind).flatMap(cical_parameter_text) else { return nil }
             let text = try text(value, name)
             return text.isEmpty ? nil : text
         }

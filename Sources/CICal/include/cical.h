@@ -29,9 +29,12 @@ typedef struct {
     icalproperty_kind (*property_isa)(icalproperty *);
     const char *(*property_value)(const icalproperty *);
     const char *(*property_x_name)(icalproperty *);
-    const char *(*property_parameter)(icalproperty *, const char *);
     icalparameter *(*first_parameter)(icalproperty *, icalparameter_kind);
     const char *(*parameter_xvalue)(icalparameter *);
+    icalparameter_kind (*parameter_isa)(icalparameter *);
+    icalparameter_role (*parameter_role)(const icalparameter *);
+    icalparameter_partstat (*parameter_partstat)(const icalparameter *);
+    const char *(*parameter_enum_name)(int);
     struct icalrecurrencetype (*property_rrule)(const icalproperty *);
     struct icaldatetimeperiodtype (*property_rdate)(const icalproperty *);
     struct icaltimetype (*property_datetime)(icalproperty *, icalcomponent *);
@@ -82,14 +85,23 @@ static inline const char *cical_location(icalcomponent *c) { return cical_api_st
 static inline icalproperty_kind cical_property_kind(icalproperty *p) { return cical_api_storage()->property_isa(p); }
 static inline const char *cical_property_value(icalproperty *p) { return cical_api_storage()->property_value(p); }
 static inline const char *cical_property_x_name(icalproperty *p) { return cical_api_storage()->property_x_name(p); }
-/// A parameter's text by name, as libical renders it: slow (it looks the name up, renders,
-/// copies and frees), so only for an enumerated parameter's standard value.
-static inline const char *cical_property_parameter(icalproperty *p, const char *name) { return cical_api_storage()->property_parameter(p, name); }
 /// `p`'s first parameter of `kind`, or NULL.
 static inline icalparameter *cical_first_parameter(icalproperty *p, icalparameter_kind kind) { return cical_api_storage()->first_parameter(p, kind); }
-/// A parameter's own text without a copy: a text parameter's value (TZID, CN), or an enumerated
-/// one's X- or IANA value; NULL for an enumerated parameter's standard value.
-static inline const char *cical_parameter_string(icalparameter *param) { return cical_api_storage()->parameter_xvalue(param); }
+/// A parameter's value as text, without a copy: a text parameter's own (TZID, CN), an enumerated
+/// one's X- or IANA value, or ROLE's and PARTSTAT's standard value by name from libical's own
+/// table; NULL for other enumerated parameters' standard values. (libical's by-name getter
+/// renders `NAME=value` into a new 1 KiB buffer and copies it out: a large request, which
+/// also sweeps malloc's fast bins, for each attendee.)
+static inline const char *cical_parameter_text(icalparameter *param) {
+    cical_api_t *a = cical_api_storage();
+    const char *text = a->parameter_xvalue(param);
+    if (text) return text;
+    switch (a->parameter_isa(param)) {
+    case ICAL_ROLE_PARAMETER: return a->parameter_enum_name(a->parameter_role(param));
+    case ICAL_PARTSTAT_PARAMETER: return a->parameter_enum_name(a->parameter_partstat(param));
+    default: return NULL;
+    }
+}
 static inline struct icaldatetimeperiodtype cical_property_rdate(icalproperty *p) { return cical_api_storage()->property_rdate(p); }
 static inline int cical_property_priority(icalproperty *p) { return cical_api_storage()->property_priority(p); }
 

@@ -41,6 +41,24 @@ struct CalendarFieldsTests {
         #expect(item.version?.count == 16)
     }
 
+    /// ROLE and PARTSTAT as written: a standard value by libical's own name for it, an X- value and
+    /// a token RFC 5545 does not list (both kept by libical as text), lowercased.
+    @Test func attendeeRolesAndStatusesComeAsWritten() {
+        let result = RecurrenceTests.parse("""
+            BEGIN:VEVENT\r\nUID:roles\r\nDTSTART:20250506T140000Z\r\n\
+            ATTENDEE;ROLE=CHAIR;PARTSTAT=IN-PROCESS:mailto:fay@example.com\r\n\
+            ATTENDEE;ROLE=X-GUIDE;PARTSTAT=X-MAYBE:mailto:dee@example.com\r\n\
+            ATTENDEE;ROLE=FACILITATOR;PARTSTAT=DELEGATED:mailto:eve@example.com\r\n\
+            ATTENDEE;CN=No Role:mailto:gus@example.com\r\nEND:VEVENT\r\n
+            """)
+        #expect(result.items.first?.fields["attendees"] == [
+            ["email": "fay@example.com", "role": "chair", "partstat": "in-process"],
+            ["email": "dee@example.com", "role": "x-guide", "partstat": "x-maybe"],
+            ["email": "eve@example.com", "role": "facilitator", "partstat": "delegated"],
+            ["name": "No Role", "email": "gus@example.com"],
+        ])
+    }
+
     @Test func anEditChangesTheVersionAndNothingElseDoes() {
         let event = "BEGIN:VEVENT\r\nUID:v\r\nDTSTART:20250506T140000Z\r\nSUMMARY:%@\r\nDTSTAMP:%@\r\nEND:VEVENT\r\n"
         func version(_ title: String, _ stamp: String) -> String? {
